@@ -1,0 +1,39 @@
+# Every target sets itself up: .venv is created when missing and reinstalled when pyproject.toml changes.
+PYTHON  ?= python3
+PROFILE ?= quick
+VENV    := .venv
+PY      := $(VENV)/bin/python
+STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
+LOG     := $(VENV)/install.log
+
+.PHONY: setup reproduce test bench lint clean
+
+setup: $(STAMP)
+
+# torch first, pinned, so that sdv does not pull a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "installing into $(VENV) (log: $(LOG)) ..."
+	@( $(PY) -m pip install --upgrade pip \
+	   && $(PY) -m pip install torch==2.13.0 \
+	   && $(PY) -m pip install -e ".[book,test]" ) > $(LOG) 2>&1 \
+	   || (tail -30 $(LOG); echo "installation failed, see $(LOG)"; exit 1)
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+reproduce: setup
+	$(PY) -m privmetrics.reproduce --profile $(PROFILE)
+
+test: setup
+	$(PY) -m ruff check lib tests
+	$(PY) -m pytest -n 2 --durations=10
+
+bench: setup
+	$(PY) -m privmetrics bench
+
+lint: setup
+	$(PY) -m ruff check lib tests
+	$(PY) -m ruff format --check lib tests
+
+clean:
+	rm -rf _build book/generated .pytest_cache

@@ -1,0 +1,224 @@
+"""The project's datasets: each described by a manifest ``data/<name>.yml`` and loaded by one function.
+
+A manifest states where the data comes from (and how to verify it), the type of every column, the
+missing-value policy, and the default key (A_K) and sensitive (A_S) attributes with the reason for
+choosing them. :func:`load_dataset` turns it into ``(frame, schema)``:
+
+* categorical and binary columns come back as strings (``"01"`` stays ``"01"``), numerical ones
+  as float64, in the manifest's column order;
+* the missing-value policy is applied (``fill`` per column first, then ``drop_rows`` drops
+  every row that still has a missing value);
+* ``rows`` keeps the first rows (Texas: the paper's first 25,000); ``n`` then draws a seeded
+  random subsample without replacement (for the ``quick`` profile), which is deterministic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import urllib.request
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from .schema import ColumnType, Schema
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class DatasetUnavailableError(RuntimeError):
+    """The dataset's source could not be found or did not verify; the message says what was tried."""
+
+
+def data_dir() -> Path:
+    """Folder holding the manifests: ``$PRIVMETRICS_DATA_DIR`` or ``data/`` of the repository."""
+    return Path(os.environ.get("PRIVMETRICS_DATA_DIR", REPO_ROOT / "data"))
+
+
+def dataset_names() -> list[str]:
+    """Names of every dataset with a manifest, sorted."""
+    return sorted(p.stem for p in data_dir().glob("*.yml"))
+
+
+def load_manifest(name: str) -> dict:
+    path = data_dir() / f"{name}.yml"
+    if not path.exists():
+        raise KeyError(f"unknown dataset {name!r}; known datasets: {dataset_names()}")
+    with open(path) as fh:
+        return yaml.safe_load(fh)
+
+
+def git_blob_id(content: bytes) -> str:
+    """The id git gives a file with these bytes: sha1 of ``b"blob <size>\\0" + content``."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+# --- sources -------------------------------------------------------------------------------------
+def _verified(content: bytes, source: dict, where: str) -> bytes:
+    blob = git_blob_id(content)
+    if blob not in source["git_blob_ids"]:
+        raise DatasetUnavailableError(
+            f"{where} has git blob id {blob}, which is none of the published versions "
+            f"{source['git_blob_ids']}; the file is corrupt or a different dataset"
+        )
+    return content
+
+
+def _csv_bytes(source: dict) -> bytes:
+    """Bytes of a verified CSV: env override, the team's shared copy, the local cache, then download."""
+    env = os.environ.get("PRIVMETRICS_TEXAS_CSV")
+    candidates = [Path(env)] if env else []
+    candidates += [REPO_ROOT / source["shared"], REPO_ROOT / source["cache"]]
+    for path in candidates:
+        if path.exists():
+            return _verified(path.read_bytes(), source, str(path))
+    try:
+        with urllib.request.urlopen(source["url"], timeout=30) as response:
+            content = _verified(response.read(), source, source["url"])
+    except OSError as err:
+        tried = ", ".join(str(p) for p in candidates)
+        raise DatasetUnavailableError(
+            f"no local copy found (tried {tried}) and the download from {source['url']} failed "
+            f"({err}); put the file at one of those paths or set PRIVMETRICS_TEXAS_CSV"
+        ) from err
+    cache = REPO_ROOT / source["cache"]
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_bytes(content)
+    return content
+
+
+def _read_raw(manifest: dict) -> pd.DataFrame:
+    source = manifest["source"]
+    kind = source["kind"]
+    if kind == "csv":
+        return pd.read_csv(
+            BytesIO(_csv_bytes(source)), dtype=str, keep_default_na=False, na_values=[""]
+        )
+    if kind == "sksurv_flchain":
+        from sksurv.datasets import load_flchain
+
+        features, outcome = load_flchain()
+        frame = features.copy()
+        for col in frame.select_dtypes("category"):
+            frame[col] = frame[col].astype(object)
+        frame["death"] = outcome["death"].astype(int)
+        frame["futime"] = outcome["futime"]
+        return frame
+    if kind == "statsmodels_randhie":
+        from statsmodels.datasets import randhie
+
+        return randhie.load_pandas().data
+    raise ValueError(f"manifest {manifest['name']!r} has unknown source kind {kind!r}")
+
+
+# --- loading -------------------------------------------------------------------------------------
+def schema_from_manifest(manifest: dict) -> Schema:
+    return Schema(
+        columns=manifest["columns"],
+        key=manifest.get("key", ()),
+        sensitive=manifest.get("sensitive", ()),
+        description=manifest.get("title", ""),
+        notes={"roles": manifest.get("roles_rationale", "").strip()},
+    )
+
+
+def _apply_missing_policy(frame: pd.DataFrame, missing: dict) -> pd.DataFrame:
+    frame = frame.fillna(missing.get("fill") or {})
+    policy = missing.get("policy", "none")
+    if policy == "drop_rows":
+        return frame.dropna().reset_index(drop=True)
+    if policy == "none":
+        if frame.isna().any().any():
+            raise ValueError("manifest says the data has no missing values, but it has some")
+        return frame
+    raise ValueError(f"unknown missing-value policy {policy!r}")
+
+
+def _coerce_types(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+    out = {}
+    for col, kind in schema.columns.items():
+        values = frame[col]
+        if kind is ColumnType.NUMERICAL:
+            out[col] = pd.to_numeric(values).astype("float64")
+        else:
+            out[col] = values.map(_as_category_string).astype(object)
+    return pd.DataFrame(out)
+
+
+def _as_category_string(value) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+def sample_rows(frame: pd.DataFrame, n: int | None, seed: int = 0) -> pd.DataFrame:
+    """A seeded random subsample of ``n`` rows without replacement (all rows when ``n`` is None or too big)."""
+    if n is None or n >= len(frame):
+        return frame
+    if n <= 0:
+        raise ValueError(f"n must be positive, got {n}")
+    index = np.sort(np.random.default_rng(seed).choice(len(frame), size=n, replace=False))
+    return frame.iloc[index].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A loaded dataset: the frame, its schema and the manifest it came from."""
+
+    name: str
+    frame: pd.DataFrame
+    schema: Schema
+    manifest: dict
+
+
+def load(name: str, n: int | None = None, seed: int = 0) -> Dataset:
+    """Load dataset ``name`` as a :class:`Dataset` (see the module docstring for what is done)."""
+    manifest = load_manifest(name)
+    schema = schema_from_manifest(manifest)
+    frame = _read_raw(manifest)
+    missing_cols = [c for c in schema.columns if c not in frame.columns]
+    if missing_cols:
+        raise DatasetUnavailableError(
+            f"{name}: source lacks the manifest's column(s) {missing_cols}"
+        )
+    frame = frame[schema.names]
+    if manifest.get("rows"):
+        frame = frame.iloc[: manifest["rows"]]
+    frame = _apply_missing_policy(frame, manifest.get("missing", {}))
+    frame = _coerce_types(frame, schema)
+    return Dataset(name, sample_rows(frame, n, seed), schema, manifest)
+
+
+def load_dataset(name: str, n: int | None = None, seed: int = 0) -> tuple[pd.DataFrame, Schema]:
+    """``(frame, schema)`` of dataset ``name``; ``n`` rows drawn with ``seed`` when given."""
+    data = load(name, n=n, seed=seed)
+    return data.frame, data.schema
+
+
+def describe(data: Dataset) -> pd.DataFrame:
+    """One row per column: type, role (key / sensitive / other), distinct values, and a short range."""
+    rows = []
+    for col, kind in data.schema.columns.items():
+        values = data.frame[col]
+        role = (
+            "key" if col in data.schema.key else "sensitive" if col in data.schema.sensitive else ""
+        )
+        if kind is ColumnType.NUMERICAL:
+            summary = f"{values.min():g} .. {values.max():g} (median {values.median():g})"
+        else:
+            top = values.value_counts().head(3)
+            summary = ", ".join(f"{v} ({c})" for v, c in top.items())
+        rows.append(
+            {
+                "column": col,
+                "type": str(kind),
+                "role": role,
+                "distinct": values.nunique(),
+                "summary": summary,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,74 @@
+"""The main job: execute every notebook with papermill for one profile, then build the book.
+
+``python -m privmetrics.reproduce --profile quick`` (what ``make reproduce`` runs). Executed
+notebooks go to ``book/generated/`` (git-ignored), which ``_toc.yml`` points at; jupyter-book
+then builds them without re-executing (``execute_notebooks: off`` in ``_config.yml``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .datasets import REPO_ROOT
+from .profiles import get_profile
+
+# In book order; each notebook takes the papermill parameter ``profile``.
+NOTEBOOKS = ["datasets"]
+
+
+def run_notebooks(profile: str, out_dir: Path, names: list[str] | None = None) -> list[Path]:
+    import papermill
+
+    get_profile(profile)  # fail before starting a kernel when the name is wrong
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in names or NOTEBOOKS:
+        source = REPO_ROOT / "notebooks" / f"{name}.ipynb"
+        target = out_dir / f"{name}.ipynb"
+        start = time.perf_counter()
+        papermill.execute_notebook(
+            str(source),
+            str(target),
+            parameters={"profile": profile},
+            cwd=str(REPO_ROOT),
+            kernel_name="python3",
+            progress_bar=True,
+        )
+        print(f"executed {name} in {time.perf_counter() - start:.1f} s -> {target}")
+        written.append(target)
+    return written
+
+
+def build_book() -> Path:
+    subprocess.run(
+        [
+            str(Path(sys.executable).parent / "jupyter-book"),
+            "build",
+            str(REPO_ROOT),
+            "--warningiserror",
+            "--quiet",
+        ],
+        check=True,
+        cwd=REPO_ROOT,
+    )
+    return REPO_ROOT / "_build" / "html" / "index.html"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="quick")
+    parser.add_argument("--skip-notebooks", action="store_true", help="only rebuild the book")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    if not args.skip_notebooks:
+        run_notebooks(args.profile, REPO_ROOT / "book" / "generated")
+    index = build_book()
+    print(f"book built in {time.perf_counter() - start:.0f} s: open {index}")
+
+
+if __name__ == "__main__":
+    main()

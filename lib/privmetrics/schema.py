@@ -1,0 +1,118 @@
+"""Column types and attacker roles of a tabular dataset.
+
+A :class:`Schema` says, for every column, whether it is numerical, categorical or binary
+(the three attribute domains of Section 3 of the paper: R, Sigma* and {0, 1}) and which columns the
+reconstruction metrics treat as the attacker's *key* attributes A_K (what the attacker already
+knows about a person) and as the *sensitive* attributes A_S (what the attacker tries to infer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+import pandas as pd
+import yaml
+
+
+class ColumnType(StrEnum):
+    NUMERICAL = "numerical"
+    CATEGORICAL = "categorical"
+    BINARY = "binary"
+
+
+@dataclass(frozen=True)
+class Schema:
+    """Column types plus the key and sensitive attributes used by reconstruction metrics.
+
+    ``columns`` maps each column name to its :class:`ColumnType`, in the frame's column order.
+    ``key`` (A_K) and ``sensitive`` (A_S) are disjoint lists of column names.
+    """
+
+    columns: Mapping[str, ColumnType]
+    key: tuple[str, ...] = ()
+    sensitive: tuple[str, ...] = ()
+    description: str = ""
+    notes: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "columns", {c: ColumnType(t) for c, t in self.columns.items()})
+        object.__setattr__(self, "key", tuple(self.key))
+        object.__setattr__(self, "sensitive", tuple(self.sensitive))
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.columns)
+
+    @property
+    def numerical(self) -> list[str]:
+        return [c for c, t in self.columns.items() if t is ColumnType.NUMERICAL]
+
+    @property
+    def categorical(self) -> list[str]:
+        """Categorical *and* binary columns: every metric treats a binary column as a two-level category."""
+        return [c for c, t in self.columns.items() if t is not ColumnType.NUMERICAL]
+
+    def with_roles(
+        self, key: Iterable[str] | None = None, sensitive: Iterable[str] | None = None
+    ) -> Schema:
+        """A copy with other key and/or sensitive attributes (validated by :func:`validate`)."""
+        return replace(
+            self,
+            key=tuple(self.key if key is None else key),
+            sensitive=tuple(self.sensitive if sensitive is None else sensitive),
+        )
+
+    def subset(self, columns: Iterable[str]) -> Schema:
+        """The schema restricted to ``columns`` (roles outside them are dropped)."""
+        keep = list(columns)
+        return replace(
+            self,
+            columns={c: self.columns[c] for c in keep},
+            key=tuple(c for c in self.key if c in keep),
+            sensitive=tuple(c for c in self.sensitive if c in keep),
+        )
+
+    # --- persistence -------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "columns": {c: str(t) for c, t in self.columns.items()},
+            "key": list(self.key),
+            "sensitive": list(self.sensitive),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> Schema:
+        return cls(
+            columns=dict(d["columns"]), key=d.get("key", ()), sensitive=d.get("sensitive", ())
+        )
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    @classmethod
+    def from_yaml(cls, path) -> Schema:
+        with open(path) as fh:
+            return cls.from_dict(yaml.safe_load(fh))
+
+
+def infer_schema(frame: pd.DataFrame, max_categories: int = 20) -> Schema:
+    """Guess column types: two distinct values -> binary, non-numeric or few distinct integers -> categorical.
+
+    A numeric column with at most ``max_categories`` distinct *integer* values is taken as categorical
+    (codes such as 1..5); floats with a fractional part are always numerical.
+    """
+    columns = {}
+    for name, col in frame.items():
+        values = col.dropna()
+        n_unique = values.nunique()
+        if n_unique <= 2:
+            columns[name] = ColumnType.BINARY
+        elif not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            columns[name] = ColumnType.CATEGORICAL
+        elif n_unique <= max_categories and (values == values.round()).all():
+            columns[name] = ColumnType.CATEGORICAL
+        else:
+            columns[name] = ColumnType.NUMERICAL
+    return Schema(columns=columns)
