@@ -115,3 +115,16 @@ def test_shared_texas_copy_is_a_published_version():
     assert (
         datasets.git_blob_id(content) in datasets.load_manifest("texas")["source"]["git_blob_ids"]
     )
+
+
+def test_strong_attacker_keys_are_all_non_sensitive_columns(loaded):
+    for data in loaded.values():
+        assert set(data.schema.key) | set(data.schema.sensitive) == set(data.schema.names)
+        assert not set(data.schema.key) & set(data.schema.sensitive)
+
+
+def test_demographic_attacker_keys():
+    _, schema = datasets.load_dataset("texas", n=10, attacker="demographic")
+    assert schema.key == ("SEX_CODE", "PAT_AGE", "RACE", "ETHNICITY", "PAT_STATE")
+    with pytest.raises(ValueError, match="attacker must be"):
+        datasets.load_dataset("texas", n=10, attacker="nosy")

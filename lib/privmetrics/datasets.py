@@ -116,10 +116,21 @@ def _read_raw(manifest: dict) -> pd.DataFrame:
 
 
 # --- loading -------------------------------------------------------------------------------------
-def schema_from_manifest(manifest: dict) -> Schema:
+def schema_from_manifest(manifest: dict, attacker: str = "strong") -> Schema:
+    """The manifest's schema. ``attacker="strong"`` uses ``key`` (``rest`` = every non-sensitive
+    column); ``attacker="demographic"`` uses the weaker ``demographic_key``."""
+    sensitive = list(manifest.get("sensitive", ()))
+    if attacker == "strong":
+        key = manifest.get("key", ())
+    elif attacker == "demographic":
+        key = manifest["demographic_key"]
+    else:
+        raise ValueError(f"attacker must be 'strong' or 'demographic', got {attacker!r}")
+    if key == "rest":
+        key = [c for c in manifest["columns"] if c not in sensitive]
     return Schema(
         columns=manifest["columns"],
-        key=manifest.get("key", ()),
+        key=key,
         sensitive=manifest.get("sensitive", ()),
         description=manifest.get("title", ""),
         notes={"roles": manifest.get("roles_rationale", "").strip()},
@@ -175,10 +186,10 @@ class Dataset:
     manifest: dict
 
 
-def load(name: str, n: int | None = None, seed: int = 0) -> Dataset:
+def load(name: str, n: int | None = None, seed: int = 0, attacker: str = "strong") -> Dataset:
     """Load dataset ``name`` as a :class:`Dataset` (see the module docstring for what is done)."""
     manifest = load_manifest(name)
-    schema = schema_from_manifest(manifest)
+    schema = schema_from_manifest(manifest, attacker)
     frame = _read_raw(manifest)
     missing_cols = [c for c in schema.columns if c not in frame.columns]
     if missing_cols:
@@ -193,9 +204,11 @@ def load(name: str, n: int | None = None, seed: int = 0) -> Dataset:
     return Dataset(name, sample_rows(frame, n, seed), schema, manifest)
 
 
-def load_dataset(name: str, n: int | None = None, seed: int = 0) -> tuple[pd.DataFrame, Schema]:
+def load_dataset(
+    name: str, n: int | None = None, seed: int = 0, attacker: str = "strong"
+) -> tuple[pd.DataFrame, Schema]:
     """``(frame, schema)`` of dataset ``name``; ``n`` rows drawn with ``seed`` when given."""
-    data = load(name, n=n, seed=seed)
+    data = load(name, n=n, seed=seed, attacker=attacker)
     return data.frame, data.schema
 
 

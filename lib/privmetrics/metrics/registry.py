@@ -1,0 +1,88 @@
+"""The one registry of privacy metrics: every notebook, table, benchmark, test and the CLI reads it.
+
+A metric is a function ``f(pair, **params) -> float`` decorated with :func:`register`, which records
+its metadata as a :class:`MetricSpec`. Scores follow the paper's convention (Section 3): in
+[0, 1], 0 = complete privacy, 1 = no privacy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from ..pair import Pair
+
+
+class Category(StrEnum):
+    RECONSTRUCTION = "reconstruction"
+    REIDENTIFICATION = "re-identification"
+    TRACING = "tracing"
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """Metadata of one metric (Tables 2-4 of the paper) plus the function that computes it."""
+
+    name: str  # the label of the paper's figures and tables, e.g. "CGeneralizedCAP"
+    title: str  # the paper's full name
+    category: Category
+    kind: str  # distance / statistical / probabilistic / ... (Tables 2-4)
+    algorithm: int | None  # algorithm number in the paper (None: not from the paper)
+    func: Callable[..., float]
+    needs: tuple[str, ...] = ()  # extra inputs: "key", "sensitive", "aligned rows"
+    supports: str = "any"  # attribute types, as Tables 2-4 state them
+    orientation: str = ""  # footnoted reversal / normalisation, and our own
+    paper_seconds: dict[str, float] = field(default_factory=dict)  # Tables 2-4: texas, medonc
+    source: str = ""  # the paper's citation for the metric
+    final: bool = False  # in the paper's final selection (Table 12)
+    params: dict = field(default_factory=dict)  # default parameters
+
+    @property
+    def doc(self) -> str:
+        return (self.func.__doc__ or "").strip()
+
+    @property
+    def summary(self) -> str:
+        return self.doc.splitlines()[0] if self.doc else self.title
+
+    def __call__(self, pair: Pair, **params) -> float:
+        unknown = set(params) - set(self.params)
+        if unknown:
+            raise TypeError(
+                f"{self.name} has no parameter(s) {sorted(unknown)}; it takes {sorted(self.params)}"
+            )
+        for role in ("key", "sensitive"):
+            if role in self.needs and not getattr(pair.schema, role):
+                raise ValueError(f"{self.name} needs {role} attributes; the schema has none")
+        score = float(self.func(pair, **{**self.params, **params}))
+        if not (np.isfinite(score) and -1e-9 <= score <= 1 + 1e-9):
+            raise ArithmeticError(
+                f"{self.name} produced {score}, outside [0, 1]: a bug, please report it"
+            )
+        return min(max(score, 0.0), 1.0)
+
+
+REGISTRY: dict[str, MetricSpec] = {}
+
+
+def register(name: str, **meta) -> Callable:
+    """Decorator: add the function to :data:`REGISTRY` under ``name`` with the given metadata."""
+
+    def decorate(func: Callable) -> Callable:
+        if name in REGISTRY:
+            raise ValueError(f"metric {name!r} is registered twice")
+        REGISTRY[name] = MetricSpec(name=name, func=func, **meta)
+        return func
+
+    return decorate
+
+
+def get_metric(name: str) -> MetricSpec:
+    """Look a metric up by name (case-insensitive)."""
+    lowered = {k.lower(): k for k in REGISTRY}
+    if name.lower() not in lowered:
+        raise KeyError(f"unknown metric {name!r}; registered metrics: {', '.join(REGISTRY)}")
+    return REGISTRY[lowered[name.lower()]]

@@ -1,0 +1,80 @@
+"""A validated (real, synthetic, schema) triple that computes each shared ingredient once.
+
+Many metrics need the same encodings and nearest-neighbour queries (real -> synthetic 1-NN is used
+by eight of them). A :class:`Pair` caches them, so a full-suite run does every query once:
+
+* ``space``: ``"mixed"`` (the distance space of :mod:`privmetrics.encoding`), ``"famd"`` (the 2-D
+  FAMD projection of :mod:`privmetrics.projection`) or ``"entropy"`` (the mixed space with every
+  column weighted by 1/entropy, for the Identifiability Score);
+* ``neighbours(query, index, k, space)``: ``query`` and ``index`` are ``"real"`` or ``"synthetic"``;
+  when they are the same frame, a row is never its own neighbour.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from .encoding import MixedEncoder, entropy, quantile_bins
+from .neighbours import knn
+from .projection import FAMD
+from .schema import Schema
+from .validation import ValidationReport, validate
+
+SIDES = ("real", "synthetic")
+
+
+class Pair:
+    def __init__(self, real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, seed: int = 0):
+        self.report: ValidationReport = validate(real, synthetic, schema)
+        self.real = real.reset_index(drop=True)
+        self.synthetic = synthetic.reset_index(drop=True)
+        self.schema = schema
+        self.seed = seed
+        self._spaces: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._knn: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+    def frame(self, side: str) -> pd.DataFrame:
+        if side not in SIDES:
+            raise ValueError(f"side must be one of {SIDES}, got {side!r}")
+        return self.real if side == "real" else self.synthetic
+
+    # --- encodings ---------------------------------------------------------------------------
+    def space(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(real, synthetic) coordinates in the named space, computed once."""
+        if name not in self._spaces:
+            if name == "mixed":
+                model = MixedEncoder(self.schema).fit(self.real)
+            elif name == "entropy":
+                model = MixedEncoder(self.schema, weights=self.entropy_weights).fit(self.real)
+            elif name == "famd":
+                model = FAMD(self.schema, n_components=2).fit(self.real)
+            else:
+                raise ValueError(f"unknown space {name!r}; use 'mixed', 'entropy' or 'famd'")
+            self._spaces[name] = (model.transform(self.real), model.transform(self.synthetic))
+        return self._spaces[name]
+
+    @cached_property
+    def entropy_weights(self) -> dict[str, float]:
+        """1 / H(column) per column (numericals in 10 quantile bins); constant columns weigh 1."""
+        weights = {}
+        for col in self.schema.names:
+            values = self.real[col]
+            if col in self.schema.numerical:
+                values = pd.Series(quantile_bins(values, values)[0])
+            h = entropy(values)
+            weights[col] = 1.0 / h if h > 0 else 1.0
+        return weights
+
+    # --- nearest neighbours ------------------------------------------------------------------
+    def neighbours(self, query: str, index: str, k: int = 1, space: str = "mixed"):
+        """(distances, indices) of the k nearest ``index`` rows of every ``query`` row, cached."""
+        key = (query, index, space)
+        cached = self._knn.get(key)
+        if cached is None or cached[0].shape[1] < k:
+            coords = dict(zip(SIDES, self.space(space), strict=True))
+            cached = knn(coords[query], coords[index], k=k, exclude_self=query == index)
+            self._knn[key] = cached
+        return cached[0][:, :k], cached[1][:, :k]

@@ -1,0 +1,95 @@
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.neighbors import NearestNeighbors
+
+from privmetrics.encoding import MixedEncoder, quantile_bins
+from privmetrics.neighbours import knn
+from privmetrics.projection import FAMD
+from privmetrics.schema import Schema
+
+
+@pytest.mark.parametrize("dims", [2, 40])  # the KD-tree route and the brute-force route
+def test_knn_matches_sklearn(dims, rng):
+    query, index = rng.random((300, dims)), rng.random((500, dims))
+    dist, idx = knn(query, index, k=3)
+    ref_dist, _ = NearestNeighbors(n_neighbors=3, algorithm="brute").fit(index).kneighbors(query)
+    np.testing.assert_allclose(dist, ref_dist, atol=1e-12)
+    np.testing.assert_allclose(
+        np.linalg.norm(query[:, None] - index[idx], axis=2), dist, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("dims", [2, 40])
+def test_copies_are_at_distance_exactly_zero(dims, rng):
+    index = rng.random((400, dims)) * 1e4
+    dist, idx = knn(index[::-1], index, k=1)
+    assert (dist == 0).all()
+    np.testing.assert_array_equal(idx[:, 0], np.arange(400)[::-1])
+
+
+@pytest.mark.parametrize("dims", [2, 40])
+def test_exclude_self_finds_the_other_rows_and_duplicates(dims, rng):
+    data = rng.random((50, dims))
+    data[7] = data[3]  # a duplicate: each is the other's neighbour at distance 0
+    dist, idx = knn(data, data, k=2, exclude_self=True)
+    assert (idx != np.arange(50)[:, None]).all()
+    assert dist[3, 0] == 0 and idx[3, 0] == 7 and dist[7, 0] == 0 and idx[7, 0] == 3
+    full = np.linalg.norm(data[:, None] - data[None], axis=2)
+    np.fill_diagonal(full, np.inf)
+    np.testing.assert_allclose(dist[:, 0], full.min(axis=1), atol=1e-12)
+
+
+def test_ties_go_to_the_lower_index():
+    index = np.array([[1.0], [-1.0], [1.0]])
+    dist, idx = knn(np.array([[0.0]]), index, k=3)
+    assert idx.tolist() == [[0, 1, 2]] and dist.tolist() == [[1.0, 1.0, 1.0]]
+
+
+def test_knn_rejects_impossible_k(rng):
+    with pytest.raises(ValueError, match="k=3 neighbours requested but the index has 2"):
+        knn(rng.random((2, 3)), rng.random((2, 3)), k=3)
+    with pytest.raises(ValueError, match="same rows"):
+        knn(rng.random((2, 3)), rng.random((3, 3)), exclude_self=True)
+
+
+def test_mixed_encoding_weighs_a_category_like_a_full_range():
+    frame = pd.DataFrame({"x": [0.0, 10.0, 0.0], "g": ["a", "a", "b"]})
+    coords = MixedEncoder(Schema({"x": "numerical", "g": "categorical"})).fit_transform(frame)
+    d = np.linalg.norm(coords[:, None] - coords[None], axis=2) ** 2
+    assert d[0, 1] == pytest.approx(1.0)  # full numerical range
+    assert d[0, 2] == pytest.approx(1.0)  # one categorical mismatch
+    unseen = MixedEncoder(Schema({"x": "numerical", "g": "categorical"})).fit(frame)
+    assert unseen.transform(pd.DataFrame({"x": [0.0], "g": ["zzz"]}))[0].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_quantile_bins_are_fitted_on_real():
+    real = pd.Series(np.arange(100.0))
+    r, s = quantile_bins(real, pd.Series([-5.0, 50.0, 1e9]), n_bins=10)
+    assert sorted(set(r)) == list(range(10))
+    assert s.tolist() == [0, 5, 9]
+
+
+def test_famd_on_numerical_data_is_pca_of_standardised_columns(rng):
+    from sklearn.decomposition import PCA
+
+    frame = pd.DataFrame(
+        rng.multivariate_normal([0, 0, 0], [[1, 0.8, 0], [0.8, 1, 0], [0, 0, 1]], 500),
+        columns=list("abc"),
+    )
+    schema = Schema({c: "numerical" for c in "abc"})
+    coords = FAMD(schema).fit_transform(frame)
+    standard = (frame - frame.mean()) / frame.std(ddof=0)
+    reference = PCA(2).fit_transform(standard)
+    np.testing.assert_allclose(np.abs(coords), np.abs(reference), atol=1e-8)
+    np.testing.assert_allclose(coords.mean(axis=0), 0, atol=1e-10)
+
+
+def test_famd_weighs_categories_by_inverse_share():
+    frame = pd.DataFrame({"g": ["a", "a", "a", "b"]})
+    model = FAMD(Schema({"g": "categorical"}), n_components=1).fit(frame)
+    coords = model.transform(frame)[:, 0]
+    # indicator/sqrt(p) - sqrt(p): a -> (1/sqrt(.75) - sqrt(.75), -sqrt(.25)), b -> (-sqrt(.75), 1/sqrt(.25) - sqrt(.25))
+    a = np.array([1 / np.sqrt(0.75) - np.sqrt(0.75), -np.sqrt(0.25)])
+    b = np.array([-np.sqrt(0.75), 1 / np.sqrt(0.25) - np.sqrt(0.25)])
+    assert abs(coords[3] - coords[0]) == pytest.approx(np.linalg.norm(a - b))
