@@ -380,3 +380,12 @@ def test_evaluate_returns_a_tidy_frame(tiny):
     table = evaluate(frame, frame, schema, metrics="final")
     assert list(table.columns) == ["metric", "category", "score", "seconds"]
     assert len(table) == 7 and table["score"].between(0, 1).all()
+
+
+def test_detection_mlp_on_perfectly_separable_tables():
+    # real x in [0, 0.1], synthetic x in [0.9, 1]: every fold's AUC is 1, so 2 (1 - AUC) = 0
+    schema = Schema({"x": "numerical"})
+    real = pd.DataFrame({"x": np.linspace(0, 0.1, 150)})
+    synth = pd.DataFrame({"x": np.linspace(0.9, 1, 150)})
+    assert compute("DetectionMLP", real, synth, schema) == 0.0
+    assert compute("DetectionMLP", real, synth, schema, scale="paper") == 0.0

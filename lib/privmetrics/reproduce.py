@@ -17,7 +17,7 @@ from .datasets import REPO_ROOT
 from .profiles import get_profile
 
 # In book order; each notebook takes the papermill parameter ``profile``.
-NOTEBOOKS = ["datasets"]
+NOTEBOOKS = ["metrics", "datasets"]
 
 
 def run_notebooks(profile: str, out_dir: Path, names: list[str] | None = None) -> list[Path]:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable
 
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from ..pair import Pair
 from ..schema import Schema
@@ -79,3 +79,25 @@ def evaluate(
             }
         )
     return pd.DataFrame(rows)
+
+
+def catalogue() -> pd.DataFrame:
+    """The registry as a table (one row per metric), for the book and the CLI."""
+    return pd.DataFrame(
+        [
+            {
+                "metric": m.name,
+                "title": m.title,
+                "algorithm": m.algorithm,
+                "category": str(m.category),
+                "type": m.kind,
+                "extra inputs": ", ".join(m.needs) or "-",
+                "supports": m.supports,
+                "orientation": m.orientation or "-",
+                "final seven": "yes" if m.final else "",
+                "paper time Texas (s)": m.paper_seconds.get("texas"),
+                "source": m.source,
+            }
+            for m in REGISTRY.values()
+        ]
+    )
