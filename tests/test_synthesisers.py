@@ -1,0 +1,122 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from privmetrics.bench import generated_texas_like
+from privmetrics.synthesisers import SYNTHESISERS, make_synthesiser
+from privmetrics.validation import InvalidInputError
+
+
+@pytest.fixture(scope="module")
+def table():
+    frame, schema = generated_texas_like(rows=300, seed=5)
+    frame["flag"] = np.where(frame["num0"] > frame["num0"].median(), "yes", "no").astype(object)
+    schema = type(schema)(
+        {**schema.columns, "flag": "binary"}, key=schema.key, sensitive=schema.sensitive
+    )
+    return frame, schema
+
+
+@pytest.mark.parametrize("name", sorted(SYNTHESISERS))
+def test_shape_columns_and_dtypes(table, name):
+    frame, schema = table
+    out = make_synthesiser(name, seed=1).fit_sample(frame, schema)
+    assert out.shape == frame.shape and list(out.columns) == list(frame.columns)
+    for col in schema.numerical:
+        assert out[col].dtype == "float64"
+    for col in schema.categorical:
+        assert out[col].map(type).eq(str).all()
+    assert set(out["flag"]) <= {"yes", "no"}  # a binary attribute stays binary
+
+
+@pytest.mark.parametrize("name", sorted(SYNTHESISERS))
+def test_deterministic_under_a_seed(table, name):
+    frame, schema = table
+    a = make_synthesiser(name, seed=3).fit_sample(frame, schema)
+    b = make_synthesiser(name, seed=3).fit_sample(frame, schema)
+    pd.testing.assert_frame_equal(a, b)
+    if name != "real":
+        assert not a.equals(make_synthesiser(name, seed=4).fit_sample(frame, schema))
+
+
+def test_real_is_the_identity(table):
+    frame, schema = table
+    pd.testing.assert_frame_equal(make_synthesiser("real").fit_sample(frame, schema), frame)
+    with pytest.raises(InvalidInputError, match="at most the 300 fitted rows"):
+        make_synthesiser("real").fit(frame, schema).sample(301)
+
+
+def test_random_follows_algorithm_22(table):
+    frame, schema = table
+    out = make_synthesiser("random", seed=0).fit_sample(frame, schema, n=5000)
+    for col in schema.numerical:  # noise of hundreds of ranges: almost everything is outside
+        low, high = frame[col].min(), frame[col].max()
+        assert ((out[col] < low) | (out[col] > high)).mean() > 0.95
+    for col in [c for c in schema.categorical if schema.columns[c] == "categorical"]:
+        levels = out[col].nunique()
+        assert 50 <= levels <= 160, (col, levels)  # about max(100, nCats) +- Laplace(0, 10)
+        assert set(frame[col]) & set(out[col])  # the observed values stay in the pool
+
+
+def test_random_does_not_depend_on_a_single_row(table):
+    frame, schema = table
+    frame = frame.assign(
+        **{c: (frame[c] // 1000) * 1000.0 for c in schema.numerical}
+    )  # repeated values
+    changed = frame.copy()
+    # row 0 becomes a copy of row 1: sets of observed values and ranges are unchanged as long as
+    # row 0 held no unique value; pick such a pair of rows
+    counts = {c: frame[c].value_counts() for c in frame.columns}
+    row = next(
+        i for i in range(len(frame)) if all(counts[c][frame.at[i, c]] > 1 for c in frame.columns)
+    )
+    changed.iloc[row] = frame.iloc[(row + 1) % len(frame)]
+    a = make_synthesiser("random", seed=2).fit_sample(frame, schema)
+    b = make_synthesiser("random", seed=2).fit_sample(changed, schema)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_uniform_stays_inside_the_public_domain(table):
+    frame, schema = table
+    out = make_synthesiser("uniform", seed=0).fit_sample(frame, schema, n=2000)
+    for col in schema.numerical:
+        assert out[col].between(frame[col].min(), frame[col].max()).all()
+    for col in schema.categorical:
+        assert set(out[col]) == set(frame[col])  # uniform draws hit every value at n = 2000
+    custom = make_synthesiser("uniform", seed=0, domains={"num0": (0.0, 1.0)}).fit_sample(
+        frame, schema
+    )
+    assert custom["num0"].between(0, 1).all()
+
+
+def test_bad_use_gives_clear_errors(table):
+    frame, schema = table
+    with pytest.raises(KeyError, match="unknown synthesiser 'gan'.*random"):
+        make_synthesiser("gan")
+    with pytest.raises(RuntimeError, match="must be fitted before sampling"):
+        make_synthesiser("random").sample(10)
+    with pytest.raises(InvalidInputError, match="must be positive"):
+        make_synthesiser("random").fit(frame, schema).sample(0)
+    with pytest.raises(InvalidInputError, match="lacks column"):
+        make_synthesiser("uniform").fit(frame.drop(columns="num1"), schema)
+
+
+def test_cache_generates_each_table_once(table, tmp_path):
+    from privmetrics.synthesisers import SyntheticCache
+
+    frame, schema = table
+    cache = SyntheticCache(tmp_path)
+    calls = []
+
+    def make():
+        calls.append(1)
+        return make_synthesiser("random", seed=1).fit_sample(frame, schema)
+
+    key = cache.key("toy", "random", {"seed": 1}, seed=1, rows=len(frame))
+    first = cache.get_or_make(key, make)
+    second = SyntheticCache(tmp_path).get_or_make(key, make)  # a new process would see the same
+    pd.testing.assert_frame_equal(first, second)
+    assert len(calls) == 1 and cache.misses == 1
+    other = cache.key("toy", "random", {"seed": 1}, seed=2, rows=len(frame))
+    assert cache.path(other) != cache.path(key)
+    assert not list(tmp_path.glob("*.tmp"))
