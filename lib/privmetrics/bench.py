@@ -86,11 +86,11 @@ def run_benchmark(rows: int = 25_000, seed: int = 0, dataset: str = "texas") -> 
 
 def format_table(table: pd.DataFrame) -> str:
     lines = [
-        f"{'metric':<28} {'score':>6} {'seconds':>8} {'peak MB':>8} {'paper s':>8} {'speed-up':>9}"
+        f"{'metric':<28} {'score':>6} {'seconds':>8} {'peak MB':>8} {'paper s':>8} {'speed-up':>11}"
     ]
     for r in table.itertuples(index=False):
         lines.append(
-            f"{r.metric:<28} {r.score:6.3f} {r.seconds:8.2f} {r[3]:8.0f} {r[4]:8.2f} {r[5]:8.0f}x"
+            f"{r.metric:<28} {r.score:6.3f} {r.seconds:8.2f} {r[3]:8.0f} {r[4]:8.2f} {r[5]:10,.1f}x"
         )
     paper_total = table["paper s (Texas)"].sum()
     total = table["seconds"].sum()
