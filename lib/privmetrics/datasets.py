@@ -131,7 +131,7 @@ def schema_from_manifest(manifest: dict, attacker: str = "strong") -> Schema:
     return Schema(
         columns=manifest["columns"],
         key=key,
-        sensitive=manifest.get("sensitive", ()),
+        sensitive=sensitive,
         description=manifest.get("title", ""),
         notes={"roles": manifest.get("roles_rationale", "").strip()},
     )

@@ -107,6 +107,13 @@ def entropy(values: pd.Series) -> float:
     return float(-(p * np.log2(p)).sum())
 
 
+def column_entropy(values: pd.Series, numerical: bool, n_bins: int = 10) -> float:
+    """Entropy (bits) of a real column; a numerical one is first cut into ``n_bins`` quantile bins."""
+    if numerical:
+        values = pd.Series(quantile_bins(values, values, n_bins)[0])
+    return entropy(values)
+
+
 def column_frequencies(real: pd.Series, synthetic: pd.Series, numerical: bool, n_bins: int = 10):
     """Aligned relative frequencies of one column in both frames (the synthcity ``get_frequency`` recipe).
 

@@ -17,7 +17,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .encoding import MixedEncoder, entropy, quantile_bins
+from .encoding import MixedEncoder, column_entropy
 from .neighbours import knn
 from .projection import FAMD
 from .schema import Schema
@@ -35,11 +35,6 @@ class Pair:
         self.seed = seed
         self._spaces: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._knn: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-
-    def frame(self, side: str) -> pd.DataFrame:
-        if side not in SIDES:
-            raise ValueError(f"side must be one of {SIDES}, got {side!r}")
-        return self.real if side == "real" else self.synthetic
 
     # --- encodings ---------------------------------------------------------------------------
     def space(self, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -61,10 +56,7 @@ class Pair:
         """1 / H(column) per column (numericals in 10 quantile bins); constant columns weigh 1."""
         weights = {}
         for col in self.schema.names:
-            values = self.real[col]
-            if col in self.schema.numerical:
-                values = pd.Series(quantile_bins(values, values)[0])
-            h = entropy(values)
+            h = column_entropy(self.real[col], col in self.schema.numerical)
             weights[col] = 1.0 / h if h > 0 else 1.0
         return weights
 
@@ -78,3 +70,7 @@ class Pair:
             cached = knn(coords[query], coords[index], k=k, exclude_self=query == index)
             self._knn[key] = cached
         return cached[0][:, :k], cached[1][:, :k]
+
+    def nearest_distance(self, query: str, index: str, space: str = "mixed") -> np.ndarray:
+        """Distance from every ``query`` row to its nearest ``index`` row (one value per row)."""
+        return self.neighbours(query, index, 1, space)[0][:, 0]

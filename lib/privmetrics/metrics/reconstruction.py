@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..encoding import MixedEncoder, discretise, entropy, quantile_bins
+from ..encoding import MixedEncoder, column_entropy, discretise
 from ..neighbours import knn
 from ..pair import Pair
 from .registry import Category, register
@@ -64,12 +64,10 @@ def attribute_inference(pair: Pair, tolerance: float = 0.1) -> float:
                 np.maximum((1 - tolerance) * t, (1 + tolerance) * t),
             )
             correct = (g >= low) & (g <= high)
-            binned = pd.Series(quantile_bins(truth, truth)[0])
         else:
             correct = guesses[col].to_numpy() == truth.to_numpy()
-            binned = truth
         f1.append(correct.mean())
-        weights.append(entropy(binned))
+        weights.append(column_entropy(truth, col in pair.schema.numerical))
     weights = np.asarray(weights)
     weights = (
         weights / weights.sum() if weights.sum() > 0 else np.full(len(weights), 1 / len(weights))

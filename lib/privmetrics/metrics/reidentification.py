@@ -32,12 +32,12 @@ def _min_max(d: np.ndarray) -> np.ndarray:
     return (d - d.min()) / (d.max() - d.min() + 1e-8)
 
 
-def _real_to_synthetic(pair: Pair, space: str = "mixed") -> np.ndarray:
-    return pair.neighbours("real", "synthetic", 1, space)[0][:, 0]
-
-
-def _real_to_real(pair: Pair, space: str = "mixed") -> np.ndarray:
-    return pair.neighbours("real", "real", 1, space)[0][:, 0]
+def _frequencies(pair: Pair, n_bins: int):
+    """(f_Y, f_Z) of every column, aligned (see :func:`~privmetrics.encoding.column_frequencies`)."""
+    for col in pair.schema.names:
+        yield column_frequencies(
+            pair.real[col], pair.synthetic[col], col in pair.schema.numerical, n_bins
+        )
 
 
 @register(
@@ -58,7 +58,9 @@ def authenticity(pair: Pair) -> float:
     The pseudocode's ``KNN(z_i, Z, k=1)`` finds z_i itself (distance 0); the prose and synthcity
     mean ``KNN(y_i, Z, k=1)``, which is what is computed (spec errata 5). Real gives 1.
     """
-    return 1.0 - float(np.mean(_real_to_real(pair) < _real_to_synthetic(pair)))
+    return 1.0 - float(
+        np.mean(pair.nearest_distance("real", "real") < pair.nearest_distance("real", "synthetic"))
+    )
 
 
 @register(
@@ -86,10 +88,7 @@ def chi_squared_test(pair: Pair, n_bins: int = 10, on: str = "proportions") -> f
     if on not in ("proportions", "counts"):
         raise ValueError(f"on must be 'proportions' or 'counts', got {on!r}")
     p_values = []
-    for col in pair.schema.names:
-        f_y, f_z = column_frequencies(
-            pair.real[col], pair.synthetic[col], col in pair.schema.numerical, n_bins
-        )
+    for f_y, f_z in _frequencies(pair, n_bins):
         if len(f_y) < 2:
             p_values.append(1.0)
             continue
@@ -124,7 +123,7 @@ def close_values_probability(pair: Pair, threshold: float = 0.2, normalise: bool
     (spec errata 10). It is on by default because it explains the paper's results (the normalised
     distances are scale-free, so Random scores high); ``normalise=False`` thresholds raw distances.
     """
-    d = _real_to_synthetic(pair)
+    d = pair.nearest_distance("real", "synthetic")
     return float(np.mean((_min_max(d) if normalise else d) <= threshold))
 
 
@@ -146,7 +145,7 @@ def distant_values_probability(pair: Pair, threshold: float = 0.8, normalise: bo
     Algorithm 7, line 15 (the prose says the ratio is returned, the pseudocode returns 1 - ratio;
     we follow the pseudocode so that Real gives 1). Distances normalised as in CloseValueProb.
     """
-    d = _real_to_synthetic(pair)
+    d = pair.nearest_distance("real", "synthetic")
     return 1.0 - float(np.mean((_min_max(d) if normalise else d) >= threshold))
 
 
@@ -205,16 +204,6 @@ def detection_mlp(pair: Pair, folds: int = 3, scale: str = "rescaled", max_iter:
     return 1.0 - auc if scale == "paper" else float(np.clip(2 * (1 - auc), 0, 1))
 
 
-def _frequencies(pair: Pair, n_bins: int):
-    for col in pair.schema.names:
-        yield (
-            col,
-            *column_frequencies(
-                pair.real[col], pair.synthetic[col], col in pair.schema.numerical, n_bins
-            ),
-        )
-
-
 @register(
     "InvKullbackLieb",
     title="Inverse Kullback-Leibler Divergence",
@@ -233,7 +222,7 @@ def inverse_kl_divergence(pair: Pair, n_bins: int = 10) -> float:
     """
     scores = [
         1 / (1 + kl_div(f_y, np.maximum(f_z, 1e-11)).sum())
-        for _, f_y, f_z in _frequencies(pair, n_bins)
+        for f_y, f_z in _frequencies(pair, n_bins)
     ]
     return float(np.mean(scores))
 
@@ -256,7 +245,7 @@ def jensen_shannon_distance(pair: Pair, n_bins: int = 10) -> float:
     (which shrinks all distances: even disjoint columns stay well below 1); distance =
     sqrt(JS divergence), natural log, via ``scipy.spatial.distance.jensenshannon``. Real gives 1.
     """
-    dists = [jensenshannon(f_y + 1, f_z + 1) for _, f_y, f_z in _frequencies(pair, n_bins)]
+    dists = [jensenshannon(f_y + 1, f_z + 1) for f_y, f_z in _frequencies(pair, n_bins)]
     return 1.0 - float(np.mean(dists))
 
 
@@ -335,7 +324,12 @@ def identifiability_score(pair: Pair) -> float:
     with ones; PrivEval keeps them). The weighting is what separates it from 1 - Authenticity,
     which also differs only in ties. Real gives 1 (0 < d(y, Y) unless y has a duplicate).
     """
-    return float(np.mean(_real_to_synthetic(pair, "entropy") < _real_to_real(pair, "entropy")))
+    return float(
+        np.mean(
+            pair.nearest_distance("real", "synthetic", "entropy")
+            < pair.nearest_distance("real", "real", "entropy")
+        )
+    )
 
 
 @register(
@@ -375,7 +369,7 @@ def nearest_synthetic_neighbour_distance(pair: Pair) -> float:
     Algorithm 15, with line 3's ``KNN(y, Y)`` read as ``KNN(y, Z)`` (the prose's "closest
     anonymised tuple"; spec errata 5). The normalisation makes it scale-free, so Random scores high.
     """
-    return 1.0 - float(_min_max(_real_to_synthetic(pair)).mean())
+    return 1.0 - float(_min_max(pair.nearest_distance("real", "synthetic")).mean())
 
 
 @register(
@@ -399,9 +393,9 @@ def dcr(pair: Pair, direction: str = "real_to_synthetic") -> float:
     "synthetic_to_real"`` measures from each synthetic row instead, as the avatar code does.
     """
     if direction == "real_to_synthetic":
-        d = pair.neighbours("real", "synthetic", 1, "famd")[0]
+        d = pair.nearest_distance("real", "synthetic", "famd")
     elif direction == "synthetic_to_real":
-        d = pair.neighbours("synthetic", "real", 1, "famd")[0]
+        d = pair.nearest_distance("synthetic", "real", "famd")
     else:
         raise ValueError(
             f"direction must be 'real_to_synthetic' or 'synthetic_to_real', got {direction!r}"
@@ -432,10 +426,13 @@ def mdcr(pair: Pair, exclude_identical: bool = False) -> float:
     TVAE could outscore Real in the paper. A zero within-median (many duplicates) gives ratio 0
     when the between-median is 0 too, else infinity (score 0).
     """
-    between = pair.neighbours("synthetic", "real", 1)[0][:, 0]
+    between = pair.nearest_distance("synthetic", "real")
     if exclude_identical and pair.real.equals(pair.synthetic):
-        between = _real_to_real(pair)
-    within_median, between_median = np.median(_real_to_real(pair)), np.median(between)
+        between = pair.nearest_distance("real", "real")
+    within_median, between_median = (
+        np.median(pair.nearest_distance("real", "real")),
+        np.median(between),
+    )
     if within_median == 0:
         ratio = 0.0 if between_median == 0 else np.inf
     else:

@@ -30,10 +30,10 @@ def nnaa(pair: Pair) -> float:
     same for equal sizes and stays in [0, 1] otherwise. Real gives AA = 0, score 1; a synthesiser
     indistinguishable from fresh real data gives AA = 0.5; far-away Random gives AA = 1, score 0.
     """
-    y_to_z = pair.neighbours("real", "synthetic", 1)[0][:, 0]
-    z_to_y = pair.neighbours("synthetic", "real", 1)[0][:, 0]
-    y_to_y = pair.neighbours("real", "real", 1)[0][:, 0]
-    z_to_z = pair.neighbours("synthetic", "synthetic", 1)[0][:, 0]
+    y_to_z = pair.nearest_distance("real", "synthetic")
+    z_to_y = pair.nearest_distance("synthetic", "real")
+    y_to_y = pair.nearest_distance("real", "real")
+    z_to_z = pair.nearest_distance("synthetic", "synthetic")
     aa = 0.5 * (np.mean(y_to_z > y_to_y) + np.mean(z_to_y > z_to_z))
     return 1.0 - float(aa)
 
@@ -62,7 +62,7 @@ def membership_inference(pair: Pair, threshold: float = 0.5) -> float:
     """
     if threshold < 0:
         raise ValueError(f"threshold must be >= 0, got {threshold}")
-    return float(np.mean(pair.neighbours("real", "synthetic", 1)[0][:, 0] <= threshold))
+    return float(np.mean(pair.nearest_distance("real", "synthetic") <= threshold))
 
 
 @register(
