@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup reproduce test bench lint clean
+.PHONY: setup reproduce test bench bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,12 @@ test: setup
 
 bench: setup
 	$(PY) -m privmetrics bench
+
+bench-synth: setup
+	$(PY) -m privmetrics bench-synth --profile paper
+
+epsilon-response: setup
+	$(PY) -m privmetrics epsilon-response --dataset texas --runs 3
 
 lint: setup
 	$(PY) -m ruff check lib tests

@@ -1,4 +1,4 @@
-"""Command line: ``python -m privmetrics {list,bench}`` (also installed as ``privmetrics``)."""
+"""Command line: ``python -m privmetrics {list,bench,bench-synth,epsilon-response}`` (also installed as ``privmetrics``)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,21 @@ def _bench(args) -> int:
     return 0
 
 
+def _bench_synth(args) -> int:
+    from .bench_synthesisers import format_timing, time_synthesisers
+
+    table = time_synthesisers(args.profile, rows=args.rows, full=args.full)
+    print(format_timing(table))
+    return 0
+
+
+def _epsilon_response(args) -> int:
+    from .bench_synthesisers import epsilon_response, format_response
+
+    print(format_response(epsilon_response(args.dataset, args.rows, args.runs, args.profile)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="privmetrics", description="Privacy metrics for synthetic tabular data"
@@ -30,8 +45,27 @@ def main(argv: list[str] | None = None) -> int:
     bench = commands.add_parser("bench", help="time every metric on a Texas-sized pair")
     bench.add_argument("--rows", type=int, default=25_000)
     bench.add_argument("--seed", type=int, default=0)
+    synth = commands.add_parser(
+        "bench-synth", help="fit and sample time of every synthesiser on Texas-sized data"
+    )
+    synth.add_argument("--profile", default="paper")
+    synth.add_argument("--rows", type=int, default=25_000)
+    synth.add_argument("--full", action="store_true", help="train CTGAN/TVAE for every epoch")
+    response = commands.add_parser(
+        "epsilon-response", help="marginal distance of PrivBayes and PATE-GAN over epsilon"
+    )
+    response.add_argument("--dataset", default="texas")
+    response.add_argument("--rows", type=int, default=None, help="default: all rows")
+    response.add_argument("--runs", type=int, default=3)
+    response.add_argument("--profile", default="paper")
     args = parser.parse_args(argv)
-    return {"list": _list, "bench": _bench}[args.command](args)
+    handlers = {
+        "list": _list,
+        "bench": _bench,
+        "bench-synth": _bench_synth,
+        "epsilon-response": _epsilon_response,
+    }
+    return handlers[args.command](args)
 
 
 if __name__ == "__main__":

@@ -16,9 +16,15 @@ class Profile:
     datasets: tuple[str, ...]
     rows: dict[str, int | None] = field(default_factory=dict)  # None: all rows of the dataset
     seed: int = 0
+    # constructor parameters of each synthesiser (epochs, batch sizes, iteration caps)
+    synthesisers: dict[str, dict] = field(default_factory=dict)
 
     def rows_for(self, dataset: str) -> int | None:
         return self.rows.get(dataset)
+
+    def params_for(self, technique: str) -> dict:
+        """The profile's parameters for a synthesiser (empty: the library defaults)."""
+        return dict(self.synthesisers.get(technique, {}))
 
 
 PROFILES: dict[str, Profile] = {
@@ -26,11 +32,22 @@ PROFILES: dict[str, Profile] = {
         name="quick",
         datasets=("texas", "flchain", "randhie"),
         rows={"texas": 2000, "flchain": 2000, "randhie": 2000},
+        synthesisers={
+            "ctgan": {"epochs": 10, "batch_size": 500},
+            "tvae": {"epochs": 10, "batch_size": 500},
+            "pategan": {"max_iterations": 300},
+        },
     ),
     "paper": Profile(
         name="paper",
         datasets=("texas", "flchain", "randhie"),
         rows={"texas": None, "flchain": None, "randhie": None},
+        # SDV's defaults for CTGAN/TVAE (the paper gives none); PATE-GAN: synthcity's max_iter
+        synthesisers={
+            "ctgan": {"epochs": 300, "batch_size": 500},
+            "tvae": {"epochs": 300, "batch_size": 500},
+            "pategan": {"max_iterations": 1000},
+        },
     ),
 }
 

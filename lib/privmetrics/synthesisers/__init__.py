@@ -1,10 +1,13 @@
 """Anonymisation techniques behind one interface (``fit(frame, schema)``, ``sample(n)``).
 
-Registered so far: ``real`` (identity), ``random`` (Algorithm 22) and ``uniform`` (independent
-uniform draws from each attribute's public domain, Section 8.3).
+Section 6.3 of the paper: the baselines ``real`` (identity) and ``random`` (Algorithm 22), plus
+``uniform`` (independent uniform draws from each attribute's public domain, Section 8.3); the DP
+synthesisers ``privbayes`` (epsilon-DP) and ``pategan`` ((epsilon, delta)-DP), our own tested
+implementations; and the non-DP ``ctgan`` and ``tvae`` through SDV. Every one has scikit-learn
+style ``fit(frame, schema)`` / ``sample(n)`` and takes every random choice from ``seed``.
 """
 
-from . import baselines  # noqa: F401  (registers the baselines)
+from . import baselines, neural, pategan, privbayes  # noqa: F401  (registering)
 from .base import SYNTHESISERS, Synthesiser, make_synthesiser, register_synthesiser
 from .cache import SyntheticCache
 

@@ -1,0 +1,95 @@
+"""CTGAN and TVAE through SDV 1.x (non-DP, Section 6.3 of the paper).
+
+Both wrap ``sdv.single_table`` synthesisers with metadata built from our schema (numerical ->
+``numerical``, categorical and binary -> ``categorical``) so that SDV never guesses a type. SDV
+seeds nothing by itself: we fix torch's and numpy's global generators from ``seed`` around
+``fit`` and ``sample`` (restoring numpy's state afterwards) and run torch on the CPU with a fixed
+thread count, which makes both deterministic on this machine. Epochs and batch size come from the
+run profile (:mod:`privmetrics.profiles`); the library defaults are SDV's (300 epochs, batch 500).
+SDV makes no network call for these two models.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..validation import InvalidInputError
+from .base import Synthesiser, register_synthesiser
+
+
+@contextmanager
+def seeded(seed: int):
+    import torch
+
+    state = np.random.get_state()  # noqa: NPY002  (SDV draws from the legacy global generator)
+    torch.manual_seed(seed)
+    np.random.seed(seed % 2**32)  # noqa: NPY002
+    try:
+        yield
+    finally:
+        np.random.set_state(state)  # noqa: NPY002
+
+
+class SDVSynthesiser(Synthesiser):
+    sdv_class = ""
+
+    def __init__(self, seed: int = 0, epochs: int = 300, batch_size: int = 500):
+        super().__init__(seed)
+        if epochs < 1 or batch_size < 1:
+            raise InvalidInputError(
+                f"epochs and batch_size must be positive, got {epochs} and {batch_size}"
+            )
+        self.epochs, self.batch_size = int(epochs), int(batch_size)
+
+    def _metadata(self):
+        from sdv.metadata import Metadata
+
+        columns = {
+            c: {"sdtype": "numerical" if c in self.schema_.numerical else "categorical"}
+            for c in self.columns_
+        }
+        return Metadata.load_from_dict({"tables": {"table": {"columns": columns}}})
+
+    def _model(self, metadata):
+        import sdv.single_table
+
+        return getattr(sdv.single_table, self.sdv_class)(
+            metadata, epochs=self.epochs, batch_size=self.batch_size, enable_gpu=False
+        )
+
+    def _fit(self, frame):
+        with seeded(self.seed):
+            self.model_ = self._model(self._metadata())
+            self.model_.fit(frame)
+
+    def _sample(self, n):
+        with seeded(self.seed + 1):
+            self.model_.reset_sampling()
+            out = self.model_.sample(n if n is not None else 100)
+        for col in self.schema_.numerical:
+            out[col] = out[col].astype("float64")
+        for col in self.schema_.categorical:
+            out[col] = out[col].astype(str).astype(object)
+        return out
+
+
+@register_synthesiser("ctgan")
+class CTGAN(SDVSynthesiser):
+    """Conditional tabular GAN (Xu et al. 2019) via ``sdv.single_table.CTGANSynthesizer``.
+
+    ``batch_size`` is rounded down to a multiple of CTGAN's pac size (10), as SDV requires.
+    """
+
+    sdv_class = "CTGANSynthesizer"
+
+    def __init__(self, seed: int = 0, epochs: int = 300, batch_size: int = 500):
+        super().__init__(seed, epochs, max(10, batch_size // 10 * 10))
+
+
+@register_synthesiser("tvae")
+class TVAE(SDVSynthesiser):
+    """Tabular variational autoencoder (Xu et al. 2019) via ``sdv.single_table.TVAESynthesizer``."""
+
+    sdv_class = "TVAESynthesizer"

@@ -1,0 +1,156 @@
+"""PrivBayes (Zhang et al., SIGMOD 2014 / TODS 2017): an epsilon-DP Bayesian network synthesiser.
+
+Three steps, on the discretised table (:mod:`.discretise`; numerical columns in equal-width bins):
+
+1. **Network learning, epsilon/2.** The first attribute is drawn uniformly at random (no budget).
+   Each of the d - 1 further steps chooses one (attribute X, parent set Pi) pair among the
+   attributes not yet placed and the subsets of placed attributes of size at most ``degree``,
+   with the exponential mechanism on the mutual information I(X; Pi) at budget eps1 / (d - 1):
+   P(pair) ~ exp(eps1 / (d - 1) * I / (2 S)), with S the sensitivity of I (Zhang et al.,
+   Lemma 4.1: S = log2(n)/n + (n-1)/n log2(n/(n-1)) when X or Pi is binary, else
+   2/n log2((n+1)/2) + (n-1)/n log2((n+1)/(n-1))). A pair is a candidate only when it is
+   theta-useful: the noisy marginal it needs has at most n eps2 / (2 d theta) cells, so that the
+   average count per cell stays ``theta`` times the noise scale (Zhang et al., Section 4.4,
+   generalised to non-binary domains). With a small epsilon this leaves only small parent sets,
+   which is how the method trades structure for noise.
+2. **Noisy conditionals, epsilon/2.** For each of the d attributes, the count table of (Pi, X)
+   gets Laplace noise of scale 2 d / eps2 (a substitution changes one table by at most 2 in L1,
+   and d tables share eps2), negative counts are clipped to 0 and each parent configuration is
+   normalised (uniform when nothing is left).
+3. **Sampling** along the network order, vectorised per attribute by inverse-CDF draws.
+
+The budget split is kept in ``ledger_`` and adds up to ``epsilon`` exactly; delta = 0.
+Deviation, documented: we noise one marginal per attribute (d tables) instead of deriving the first
+``degree`` conditionals from one (degree + 1)-way marginal; the accounting above covers this.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from ..validation import InvalidInputError
+from .accounting import Ledger, check_epsilon
+from .base import Synthesiser, register_synthesiser
+from .discretise import Discretiser
+
+
+def mutual_information(x: np.ndarray, parents: np.ndarray, nx: int, npar: int) -> float:
+    """I(X; Pi) in bits from two integer code vectors (Pi already combined into one code)."""
+    joint = np.bincount(parents * nx + x, minlength=npar * nx).reshape(npar, nx) / len(x)
+    px, pp = joint.sum(0), joint.sum(1)
+    nz = joint > 0
+    return float((joint[nz] * np.log2(joint[nz] / np.outer(pp, px)[nz])).sum())
+
+
+def mi_sensitivity(n: int, binary: bool) -> float:
+    if binary:
+        return np.log2(n) / n + (n - 1) / n * np.log2(n / (n - 1))
+    return 2 / n * np.log2((n + 1) / 2) + (n - 1) / n * np.log2((n + 1) / (n - 1))
+
+
+@register_synthesiser("privbayes")
+class PrivBayes(Synthesiser):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        seed: int = 0,
+        degree: int = 2,
+        bins: int = 20,
+        theta: float = 4.0,
+    ):
+        super().__init__(seed)
+        self.epsilon = check_epsilon(epsilon)
+        if int(degree) != degree or degree < 0:
+            raise InvalidInputError(f"degree must be a non-negative integer, got {degree!r}")
+        if bins < 2:
+            raise InvalidInputError(f"bins must be at least 2, got {bins!r}")
+        self.degree, self.bins, self.theta = int(degree), int(bins), float(theta)
+
+    def _fit(self, frame):
+        rng = self._rng(0)
+        self.discretiser_ = Discretiser(self.schema_, self.bins).fit(frame)
+        codes = self.discretiser_.encode(frame)
+        cards = self.discretiser_.cardinalities
+        n, d = codes.shape
+        if n < 2:
+            raise InvalidInputError(f"PrivBayes needs at least 2 rows, got {n}")
+        self.ledger_ = Ledger()
+        eps1 = eps2 = self.epsilon / 2
+        self.network_ = self._learn_network(codes, cards, eps1, eps2, rng)
+        self.conditionals_ = [
+            self._noisy_conditional(codes, cards, x, parents, eps2 / d, rng)
+            for x, parents in self.network_
+        ]
+        self.epsilon_spent_ = self.ledger_.epsilon
+
+    def _learn_network(self, codes, cards, eps1, eps2, rng) -> list[tuple[int, tuple[int, ...]]]:
+        n, d = codes.shape
+        max_cells = n * eps2 / (2 * d * self.theta)
+        first = int(rng.integers(d))
+        network, placed = [(first, ())], [first]
+        self.ledger_.spend("network: first attribute (uniform, free)", 0.0)
+        step_eps = eps1 / (d - 1) if d > 1 else 0.0
+        for _ in range(d - 1):
+            candidates, scores, binary = [], [], []
+            for x in (j for j in range(d) if j not in placed):
+                for size in range(min(self.degree, len(placed)) + 1):
+                    for parents in combinations(placed, size):
+                        cells = cards[x] * np.prod(cards[list(parents)], dtype=float)
+                        if size and cells > max_cells:
+                            continue
+                        pcode, npar = self._parent_code(codes, cards, parents)
+                        candidates.append((x, parents))
+                        scores.append(mutual_information(codes[:, x], pcode, cards[x], npar))
+                        binary.append(cards[x] <= 2 or npar <= 2)
+            sens = np.where(binary, mi_sensitivity(n, True), mi_sensitivity(n, False))
+            # exponential mechanism by the Gumbel-max trick
+            utility = step_eps * np.asarray(scores) / (2 * sens)
+            choice = int(np.argmax(utility + rng.gumbel(size=len(utility))))
+            network.append(candidates[choice])
+            placed.append(candidates[choice][0])
+            self.ledger_.spend(
+                f"network: choose parents of column {candidates[choice][0]}", step_eps
+            )
+        return network
+
+    @staticmethod
+    def _parent_code(codes, cards, parents) -> tuple[np.ndarray, int]:
+        code = np.zeros(len(codes), dtype=np.int64)
+        size = 1
+        for p in parents:
+            code = code * cards[p] + codes[:, p]
+            size *= int(cards[p])
+        return code, size
+
+    def _noisy_conditional(self, codes, cards, x, parents, eps, rng) -> np.ndarray:
+        pcode, npar = self._parent_code(codes, cards, parents)
+        counts = np.bincount(pcode * cards[x] + codes[:, x], minlength=npar * cards[x])
+        noisy = np.clip(counts + rng.laplace(0, 2 / eps, size=counts.shape), 0, None)
+        table = noisy.reshape(npar, cards[x])
+        totals = table.sum(1, keepdims=True)
+        self.ledger_.spend(f"conditional of column {x} given {list(parents)}", eps)
+        return np.where(totals > 0, table / np.where(totals > 0, totals, 1), 1 / cards[x])
+
+    def _sample(self, n):
+        n = n if n is not None else 100
+        rng = self._rng(1)
+        cards = self.discretiser_.cardinalities
+        codes = np.zeros((n, len(cards)), dtype=np.int64)
+        for (x, parents), table in zip(self.network_, self.conditionals_, strict=True):
+            pcode, _ = self._parent_code(codes, cards, parents)
+            cdf = np.cumsum(table[pcode], axis=1)
+            codes[:, x] = np.minimum((rng.random((n, 1)) * cdf[:, -1:] > cdf).sum(1), cards[x] - 1)
+        return self.discretiser_.decode(codes, rng)
+
+    def network_table(self) -> pd.DataFrame:
+        """The learnt network, one row per attribute in sampling order: attribute, parents."""
+        names = self.columns_
+        return pd.DataFrame(
+            {
+                "attribute": [names[x] for x, _ in self.network_],
+                "parents": [", ".join(names[p] for p in ps) for _, ps in self.network_],
+            }
+        )
