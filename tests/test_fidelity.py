@@ -16,7 +16,9 @@ def test_total_variation_by_hand():
 def test_two_way_marginals_see_what_one_way_marginals_miss():
     schema = Schema({"u": "categorical", "v": "categorical"})
     real = pd.DataFrame({"u": ["a", "b"] * 50, "v": ["x", "y"] * 50})
-    swapped = pd.DataFrame({"u": ["a", "b"] * 50, "v": ["y", "x"] * 50})  # same columns, pairs broken
+    swapped = pd.DataFrame(
+        {"u": ["a", "b"] * 50, "v": ["y", "x"] * 50}
+    )  # same columns, pairs broken
     assert marginal_distance(real, swapped, schema) == 0.0
     assert marginal_distance(real, swapped, schema, order=2) == 1.0
     with pytest.raises(ValueError, match="order must be 1 or 2"):

@@ -1,4 +1,6 @@
-"""The notebooks run end to end through papermill, the way `make reproduce` runs them."""
+"""Every notebook runs end to end through papermill, in book order, the way `make reproduce` runs
+them, on the `smoke` profile (300-row samples, one-epoch networks, two runs) in a scratch results
+database and synthetic-table cache."""
 
 import nbformat
 import pytest
@@ -7,16 +9,23 @@ from privmetrics.reproduce import NOTEBOOKS, run_notebooks
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_executes_with_quick_profile(name, tmp_path):
-    (path,) = run_notebooks("quick", tmp_path, [name])
-    notebook = nbformat.read(path, as_version=4)
-    outputs = [
-        o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])
-    ]
-    assert not [o for o in outputs if o.output_type == "error"]
-    shown = [o for o in outputs if {"image/png", "text/html"} & set(o.get("data", {}))]
-    assert shown, "expected at least one figure or table"
+def test_every_notebook_executes_and_shows_something(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVMETRICS_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("PRIVMETRICS_CACHE", str(tmp_path / "cache"))
+    paths = run_notebooks("smoke", tmp_path / "out", NOTEBOOKS)
+    assert [p.stem for p in paths] == NOTEBOOKS
+    for path in paths:
+        notebook = nbformat.read(path, as_version=4)
+        outputs = [
+            o
+            for cell in notebook.cells
+            if cell.cell_type == "code"
+            for o in cell.get("outputs", [])
+        ]
+        assert not [o for o in outputs if o.output_type == "error"], path.stem
+        shown = [o for o in outputs if {"image/png", "text/html"} & set(o.get("data", {}))]
+        assert shown, f"{path.stem}: expected at least one figure or table"
+    assert (tmp_path / "results" / "smoke.sqlite").exists()
 
 
 def test_unknown_profile_fails_before_running(tmp_path):

@@ -1,4 +1,4 @@
-"""Command line: ``python -m privmetrics {list,bench,bench-synth,epsilon-response}`` (also installed as ``privmetrics``)."""
+"""Command line: ``python -m privmetrics {list,bench,bench-synth,epsilon-response,run}`` (also installed as ``privmetrics``)."""
 
 from __future__ import annotations
 
@@ -36,6 +36,25 @@ def _epsilon_response(args) -> int:
     return 0
 
 
+def _run(args) -> int:
+    from .experiments.runner import run_grid
+    from .experiments.store import ResultsStore
+
+    split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None  # noqa: E731
+    store = run_grid(
+        args.profile,
+        datasets=split(args.datasets),
+        techniques=tuple(split(args.techniques)) if args.techniques else None,
+        metrics=args.metrics,
+        rows=args.rows,
+        store=ResultsStore(args.store) if args.store else None,
+        cache_root=args.cache,
+        n_jobs=args.jobs,
+    )
+    print(f"{store.count('cells')} cells, {store.count('scores')} scores in {store.path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="privmetrics", description="Privacy metrics for synthetic tabular data"
@@ -58,8 +77,20 @@ def main(argv: list[str] | None = None) -> int:
     response.add_argument("--rows", type=int, default=None, help="default: all rows")
     response.add_argument("--runs", type=int, default=3)
     response.add_argument("--profile", default="paper")
+    run = commands.add_parser(
+        "run", help="fill the results database with a profile's experiment grid (resumable)"
+    )
+    run.add_argument("--profile", default="quick")
+    run.add_argument("--datasets", help="comma-separated; default: the profile's")
+    run.add_argument("--techniques", help="comma-separated; default: all twelve configurations")
+    run.add_argument("--metrics", default="all", help="all, final, or comma-separated names")
+    run.add_argument("--rows", type=int, help="rows per dataset; default: the profile's")
+    run.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")
+    run.add_argument("--cache", help="synthetic-table cache folder; default: data/cache/synthetic")
+    run.add_argument("--jobs", type=int, help="parallel cells; default: the profile's")
     args = parser.parse_args(argv)
     handlers = {
+        "run": _run,
         "list": _list,
         "bench": _bench,
         "bench-synth": _bench_synth,

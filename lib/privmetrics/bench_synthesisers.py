@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from .bench import benchmark_pair
 from .datasets import load_dataset

@@ -1,7 +1,9 @@
 """Run profiles: every size, epoch count and run count that an experiment uses comes from here.
 
-``quick`` is the embedded default of ``make reproduce``: shipped data, small samples, few epochs,
-two runs; the whole book in minutes on two cores. ``paper`` is the paper's settings (Section 6).
+``quick`` is the embedded default of ``make reproduce``: shipped data, 2,000-row samples, few
+epochs, three runs (a fourth where an SEM stays above 0.05); the whole book in minutes on two
+cores. ``paper`` is the paper's settings (Section 6): all rows, library-default epochs, 3 to 15 runs
+while an SEM exceeds 0.02. ``smoke`` exists for the test suite only.
 Notebooks receive only the profile *name* as a papermill parameter and look everything else up here.
 """
 
@@ -18,6 +20,12 @@ class Profile:
     seed: int = 0
     # constructor parameters of each synthesiser (epochs, batch sizes, iteration caps)
     synthesisers: dict[str, dict] = field(default_factory=dict)
+    # runs per configuration: min_runs first, then one more at a time (up to max_runs) while
+    # some metric's standard error of the mean exceeds sem_threshold (Section 6.1)
+    min_runs: int = 3
+    max_runs: int = 3
+    sem_threshold: float = 0.05
+    n_jobs: int = 2  # parallel cells (joblib)
 
     def rows_for(self, dataset: str) -> int | None:
         return self.rows.get(dataset)
@@ -37,6 +45,9 @@ PROFILES: dict[str, Profile] = {
             "tvae": {"epochs": 10, "batch_size": 500},
             "pategan": {"max_iterations": 300},
         },
+        min_runs=3,
+        max_runs=4,
+        sem_threshold=0.05,
     ),
     "paper": Profile(
         name="paper",
@@ -48,6 +59,23 @@ PROFILES: dict[str, Profile] = {
             "tvae": {"epochs": 300, "batch_size": 500},
             "pategan": {"max_iterations": 1000},
         },
+        min_runs=3,
+        max_runs=15,
+        sem_threshold=0.02,
+    ),
+    # for the test suite only: every notebook end to end in about a minute (not an experiment)
+    "smoke": Profile(
+        name="smoke",
+        datasets=("texas", "flchain"),
+        rows={"texas": 300, "flchain": 300},
+        synthesisers={
+            "ctgan": {"epochs": 1, "batch_size": 100},
+            "tvae": {"epochs": 1, "batch_size": 100},
+            "pategan": {"max_iterations": 20},
+        },
+        min_runs=2,
+        max_runs=2,
+        sem_threshold=1.0,
     ),
 }
 

@@ -1,6 +1,8 @@
 """The main job: execute every notebook with papermill for one profile, then build the book.
 
-``python -m privmetrics.reproduce --profile quick`` (what ``make reproduce`` runs). Executed
+``python -m privmetrics.reproduce --profile quick`` (what ``make reproduce`` runs). The experiment
+grid is computed first (:func:`privmetrics.experiments.runner.run_grid`, resumable, with a
+progress bar), then the notebooks read its results. Executed
 notebooks go to ``book/generated/`` (git-ignored), which ``_toc.yml`` points at; jupyter-book
 then builds them without re-executing (``execute_notebooks: off`` in ``_config.yml``).
 """
@@ -17,7 +19,17 @@ from .datasets import REPO_ROOT
 from .profiles import get_profile
 
 # In book order; each notebook takes the papermill parameter ``profile``.
-NOTEBOOKS = ["metrics", "datasets"]
+NOTEBOOKS = [
+    "metrics",
+    "datasets",
+    "synthesisers",
+    "exp11",
+    "exp12",
+    "exp21",
+    "exp22",
+    "selection",
+    "comparison",
+]
 
 
 def run_notebooks(profile: str, out_dir: Path, names: list[str] | None = None) -> list[Path]:
@@ -65,6 +77,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     start = time.perf_counter()
     if not args.skip_notebooks:
+        from .experiments.runner import run_grid
+
+        store = run_grid(args.profile)  # resumable: finished cells are not recomputed
+        print(
+            f"results: {store.count('cells')} cells in {store.path} ({time.perf_counter() - start:.0f} s)"
+        )
         run_notebooks(args.profile, REPO_ROOT / "book" / "generated")
     index = build_book()
     print(f"book built in {time.perf_counter() - start:.0f} s: open {index}")

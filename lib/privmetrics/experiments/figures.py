@@ -1,0 +1,119 @@
+"""Figures of the experiments: the score heatmaps (Figures 5, 6, 13, 14), the epsilon curves
+(Figures 7-10) and the Spearman matrices (Figures 11, 12). Each returns a matplotlib Figure."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.colors import TwoSlopeNorm
+
+from ..metrics import REGISTRY
+from .analysis import epsilon_curve, score_table
+from .grid import EPSILONS, RANDOM_EPSILON, REAL_EPSILON
+
+CATEGORY_LINE = {"color": "forestgreen", "linewidth": 2.5}
+
+
+def category_boundaries(metrics: list[str]) -> list[int]:
+    """Positions (between rows) where the attack category changes, for the green lines."""
+    cats = [REGISTRY[m].category if m in REGISTRY else "other" for m in metrics]
+    return [i for i in range(1, len(cats)) if cats[i] != cats[i - 1]]
+
+
+def score_heatmap(summary: pd.DataFrame, dataset: str, colour: str = "rank") -> plt.Figure:
+    """Mean (and SEM below it) of every metric x configuration. ``colour="rank"``: each metric's
+    row coloured by the rank of the configurations (Figures 5, 6: red = highest score = least
+    private); ``colour="value"``: by the score itself, 0 blue to 1 red (Figures 13, 14)."""
+    mean, sem = score_table(summary, dataset, "mean"), score_table(summary, dataset, "sem")
+    if colour == "rank":
+        shade = mean.rank(axis=1, method="average")
+        shade = (shade - 1).div((shade.max(axis=1) - 1).replace(0, 1), axis=0)
+    elif colour == "value":
+        shade = mean
+    else:
+        raise ValueError(f"colour must be 'rank' or 'value', got {colour!r}")
+    fig, ax = plt.subplots(figsize=(1.0 * mean.shape[1] + 3, 0.42 * mean.shape[0] + 1.5))
+    ax.imshow(shade.to_numpy(), cmap="coolwarm", vmin=0, vmax=1, aspect="auto")
+    for i in range(mean.shape[0]):
+        for j in range(mean.shape[1]):
+            ax.text(
+                j,
+                i,
+                f"{mean.iat[i, j]:.2f}\n±{sem.iat[i, j]:.2f}",
+                ha="center",
+                va="center",
+                fontsize=6.5,
+            )
+    ax.set_xticks(range(mean.shape[1]), mean.columns, rotation=40, ha="right", fontsize=8)
+    ax.set_yticks(range(mean.shape[0]), mean.index, fontsize=8)
+    for b in category_boundaries(list(mean.index)):
+        ax.axhline(b - 0.5, **CATEGORY_LINE)
+    what = "rank of the configurations within each metric" if colour == "rank" else "score"
+    ax.set_title(f"{dataset}: mean ± SEM, coloured by {what}", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def epsilon_curves(summary: pd.DataFrame, dataset: str) -> plt.Figure:
+    """Score against epsilon (log axis) for every metric: PrivBayes with Random (epsilon 0.01) and
+    Real (200) as end points (Figures 7, 9), PATE-GAN over the grid alone (Figures 8, 10); SEM bands."""
+    metrics = [m for m in REGISTRY if m in summary.index.unique("metric")]
+    cols = 6
+    rows = int(np.ceil(len(metrics) / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.1 * rows), sharex=True, sharey=True)
+    curves = {t: epsilon_curve(summary, dataset, t) for t in ("PrivBayes", "PATE-GAN")}
+    for ax, metric in zip(axes.flat, metrics, strict=False):
+        for technique, colour in (("PrivBayes", "tab:blue"), ("PATE-GAN", "tab:orange")):
+            part = curves[technique][curves[technique].metric == metric].sort_values("epsilon")
+            if technique == "PATE-GAN":
+                part = part[part.epsilon.isin(EPSILONS)]
+            ax.plot(part.epsilon, part["mean"], marker="o", ms=3, color=colour, label=technique)
+            ax.fill_between(part.epsilon, part["mean"] - part["sem"], part["mean"] + part["sem"],
+                            color=colour, alpha=0.25, linewidth=0)  # fmt: skip
+        ax.set_xscale("log")
+        ax.set_title(metric, fontsize=8)
+        ax.tick_params(labelsize=7)
+    for ax in axes.flat[len(metrics) :]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=7, loc="upper left")
+    fig.supxlabel(
+        f"epsilon (log; Random plotted at {RANDOM_EPSILON}, Real at {REAL_EPSILON:g})", fontsize=9
+    )
+    fig.supylabel("score", fontsize=9)
+    fig.suptitle(f"{dataset}: privacy score against epsilon (mean ± SEM)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def correlation_heatmap(
+    rho: pd.DataFrame,
+    low: pd.DataFrame | None = None,
+    high: pd.DataFrame | None = None,
+    title: str = "",
+) -> plt.Figure:
+    """Spearman matrix with the category lines (Figures 11, 12). With bootstrap bounds, a dot marks
+    the pairs whose interval excludes 0."""
+    fig, ax = plt.subplots(figsize=(9, 8))
+    image = ax.imshow(rho.to_numpy(dtype=float), cmap="coolwarm", norm=TwoSlopeNorm(0, -1, 1))
+    for i in range(rho.shape[0]):
+        for j in range(rho.shape[1]):
+            value = rho.iat[i, j]
+            if np.isfinite(value):
+                mark = ""
+                if (
+                    low is not None
+                    and high is not None
+                    and (low.iat[i, j] > 0 or high.iat[i, j] < 0)
+                ):
+                    mark = "•"
+                ax.text(j, i, f"{value:.1f}{mark}", ha="center", va="center", fontsize=5.5)
+    ax.set_xticks(range(rho.shape[1]), rho.columns, rotation=90, fontsize=7)
+    ax.set_yticks(range(rho.shape[0]), rho.index, fontsize=7)
+    for b in category_boundaries(list(rho.index)):
+        ax.axhline(b - 0.5, **CATEGORY_LINE)
+        ax.axvline(b - 0.5, **CATEGORY_LINE)
+    fig.colorbar(image, ax=ax, shrink=0.7, label="Spearman rho")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig

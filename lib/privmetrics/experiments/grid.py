@@ -1,0 +1,68 @@
+"""The experiment grid of Section 6.5: dataset x technique configuration x run.
+
+Twelve configurations per dataset, in the order the figures use (most private first): Random,
+PrivBayes and PATE-GAN at epsilon 0.2, 1, 2, 10, CTGAN, TVAE and Real. The Uniform baseline
+(Section 8.3) can be added as a thirteenth with ``with_uniform=True``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+EPSILONS = (0.2, 1.0, 2.0, 10.0)
+# Where the baselines sit on the epsilon axis of Figures 7-10 ("mostly for visual purposes").
+RANDOM_EPSILON, REAL_EPSILON = 0.01, 200.0
+DISPLAY = {
+    "random": "Random",
+    "uniform": "Uniform",
+    "real": "Real",
+    "ctgan": "CTGAN",
+    "tvae": "TVAE",
+    "privbayes": "PrivBayes",
+    "pategan": "PATE-GAN",
+}
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One technique with its privacy parameter: the unit of a column in Figures 5, 6, 13, 14."""
+
+    technique: str
+    epsilon: float | None = None
+    params: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def label(self) -> str:
+        name = DISPLAY.get(self.technique, self.technique)
+        return name if self.epsilon is None else f"{name} ε={self.epsilon:g}"
+
+    def synthesiser_params(self) -> dict:
+        return {**self.params, **({} if self.epsilon is None else {"epsilon": self.epsilon})}
+
+    def params_json(self) -> str:
+        return json.dumps(self.synthesiser_params(), sort_keys=True)
+
+
+def paper_configurations(
+    techniques: tuple[str, ...] | None = None, with_uniform: bool = False
+) -> list[Configuration]:
+    """The twelve configurations of Section 6.5, optionally restricted to some techniques."""
+    configs = [Configuration("random")]
+    if with_uniform:
+        configs.append(Configuration("uniform"))
+    configs += [Configuration("privbayes", e) for e in EPSILONS]
+    configs += [Configuration("pategan", e) for e in EPSILONS]
+    configs += [Configuration("ctgan"), Configuration("tvae"), Configuration("real")]
+    if techniques is not None:
+        unknown = set(techniques) - {c.technique for c in configs}
+        if unknown:
+            raise KeyError(f"unknown technique(s) {sorted(unknown)} for the experiment grid")
+        configs = [c for c in configs if c.technique in techniques]
+    return configs
+
+
+def configuration_order(labels) -> list[str]:
+    """Labels sorted in grid order (unknown labels last, alphabetically)."""
+    order = {c.label: i for i, c in enumerate(paper_configurations(with_uniform=True))}
+    return sorted(labels, key=lambda lab: (order.get(lab, len(order)), lab))

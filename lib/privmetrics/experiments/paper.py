@@ -1,0 +1,81 @@
+"""The paper's Tables 7-12, stored as data (``data/paper/tables.yml``), and their comparison with ours.
+
+Agreement is counted per table: Tables 7 and 8 metric by metric (same class); Tables 9 and 10 by
+the pairs of metrics (both clusterings put the pair together, or both apart: the Rand index) and the
+adjusted Rand index; Tables 11 and 12 by the metrics in both lists.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import combinations
+
+import pandas as pd
+import yaml
+from sklearn.metrics import adjusted_rand_score
+
+from ..datasets import REPO_ROOT
+from .analysis import metric_order
+
+
+@cache
+def paper_tables() -> dict:
+    with open(REPO_ROOT / "data" / "paper" / "tables.yml") as fh:
+        return yaml.safe_load(fh)
+
+
+def paper_classes(table: str) -> pd.Series:
+    """Table 7 or 8 of the paper as metric -> class."""
+    classes = {m: c for c, members in paper_tables()[table].items() for m in members}
+    return pd.Series(classes).loc[metric_order(classes)]
+
+
+def paper_clusters(table: str) -> pd.Series:
+    """Table 9 or 10 of the paper as metric -> cluster label (-1: outlier)."""
+    groups = paper_tables()[table]["groups"]
+    labels = {m: int(label) for label, members in groups.items() for m in members}
+    return pd.Series(labels).loc[metric_order(labels)]
+
+
+def compare_classes(ours: pd.Series, table: str, reasons: pd.Series | None = None) -> pd.DataFrame:
+    """Metric by metric: the paper's class, ours, whether they agree, and why ours is what it is."""
+    paper = paper_classes(table)
+    out = pd.DataFrame({"paper": paper, "ours": ours.reindex(paper.index)})
+    out["agree"] = out["paper"] == out["ours"]
+    if reasons is not None:
+        out["our reason"] = reasons.reindex(out.index).fillna("")
+    return out
+
+
+def compare_clusters(ours: pd.Series, table: str) -> dict:
+    """Rand index (share of metric pairs on which both clusterings agree) and adjusted Rand index.
+
+    Outliers count as singletons, as a clustering of the 21 metrics would treat them.
+    """
+    paper = paper_clusters(table)
+    ours = ours.reindex(paper.index)
+
+    def singletons(labels: pd.Series) -> pd.Series:
+        out, nxt = labels.copy(), labels.max() + 1
+        for m in labels.index[labels == -1]:
+            out[m], nxt = nxt, nxt + 1
+        return out
+
+    p, o = singletons(paper), singletons(ours)
+    pairs = list(combinations(paper.index, 2))
+    agree = sum((p[a] == p[b]) == (o[a] == o[b]) for a, b in pairs)
+    return {
+        "pairs agreeing": agree,
+        "pairs": len(pairs),
+        "rand index": agree / len(pairs),
+        "adjusted rand index": adjusted_rand_score(p, o),
+    }
+
+
+def compare_lists(ours: list[str], table: str) -> pd.DataFrame:
+    """Tables 11 and 12: every metric in either list, and which list holds it."""
+    paper = paper_tables()[table]
+    names = metric_order(set(paper) | set(ours))
+    return pd.DataFrame(
+        {"paper": [m in paper for m in names], "ours": [m in ours for m in names]}, index=names
+    )

@@ -1,0 +1,183 @@
+"""The rules behind Tables 7-12, on hand-made result tables whose answers are known."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privmetrics.experiments import analysis as A
+from privmetrics.experiments import paper as P
+from privmetrics.experiments.grid import paper_configurations
+from privmetrics.metrics import REGISTRY
+
+CONFIGS = [
+    c.label for c in paper_configurations()
+]  # Random, PrivBayes x4, PATE-GAN x4, CTGAN, TVAE, Real
+MIDDLE = CONFIGS[1:-1]
+
+
+def results_from(
+    means: dict[str, dict[str, float]], dataset: str, spread: float = 0.0, runs: int = 3
+):
+    """A tidy results table with ``runs`` runs whose mean is exactly ``means[metric][config]``
+    and whose values differ by +-spread (so SEM = spread / sqrt(runs) when runs = 3)."""
+    offsets = np.array([-spread, 0.0, spread])[:runs]
+    rows = [
+        {"dataset": dataset, "config": c, "run": r, "metric": m, "score": v + offsets[r]}
+        for m, per_config in means.items()
+        for c, v in per_config.items()
+        for r in range(runs)
+    ]
+    return pd.DataFrame(rows)
+
+
+def ordered(low=0.0, high=1.0):
+    """Random lowest, the ten synthesisers evenly in between, Real highest."""
+    return dict(zip(CONFIGS, np.linspace(low, high, len(CONFIGS)), strict=True))
+
+
+def test_exp11_rule_on_hand_made_scores():
+    bad_top = ordered() | {"TVAE": 1.3}  # TVAE measurably above Real
+    flat = {c: 0.0 for c in CONFIGS} | {"Real": 1.0}  # only Real differs (the CZeroCAP pattern)
+    tie = {c: 0.5 for c in CONFIGS}  # Real and Random tied
+    res = results_from(
+        {"AttributeInference": ordered(), "CZeroCAP": flat, "DCR": bad_top, "MDCR": tie},
+        "toy",
+        spread=0.01,
+    )
+    checks = A.sanity_exp11(A.summarise(res)).set_index("metric")
+    assert checks.loc["AttributeInference", "passes"]
+    assert checks.loc["DCR", "reason"] == "above Real: TVAE"
+    assert checks.loc["CZeroCAP", "reason"] == "every synthesiser scores like Random"
+    assert not checks.loc["MDCR", "separated"] and not checks.loc["MDCR", "passes"]
+
+
+def test_exp11_rule_allows_differences_within_the_sem():
+    # TVAE 0.02 above Real, but with SEMs of about 0.06 that is not measurable: the metric passes
+    res = results_from({"DCR": ordered() | {"TVAE": 1.02}}, "toy", spread=0.1)
+    assert A.sanity_exp11(A.summarise(res)).set_index("metric").loc["DCR", "passes"]
+
+
+def test_table7_classes_across_datasets():
+    good, bad = ordered(), ordered() | {"CTGAN": -0.5}  # CTGAN measurably below Random
+    res = pd.concat(
+        [
+            results_from({"DCR": good, "MDCR": good, "NNAA": bad}, "one", spread=0.01),
+            results_from({"DCR": good, "MDCR": bad, "NNAA": bad}, "two", spread=0.01),
+        ]
+    )
+    t7 = A.table7(A.summarise(res))
+    assert t7.to_dict() == {"DCR": A.ADEQUATE, "MDCR": A.SOMETIMES, "NNAA": A.INADEQUATE}
+    columns = A.as_columns(t7)
+    assert list(columns.columns) == list(A.CLASSES) and columns.iloc[0].tolist() == [
+        "DCR",
+        "MDCR",
+        "NNAA",
+    ]
+
+
+def epsilon_means(values_by_epsilon: list[float], random: float, real: float) -> dict:
+    means = ordered()
+    means.update(
+        {f"PrivBayes ε={e:g}": v for e, v in zip((0.2, 1, 2, 10), values_by_epsilon, strict=True)}
+    )
+    return means | {"Random": random, "Real": real}
+
+
+def test_exp12_rule_follows_partly_fails():
+    res = results_from(
+        {
+            "DCR": epsilon_means([0.2, 0.4, 0.6, 0.8], 0.0, 1.0),  # monotone: follows
+            "MDCR": epsilon_means([0.5, 0.5, 0.5, 0.5], 0.0, 1.0),  # flat inside: partly
+            "NNAA": epsilon_means([0.8, 0.6, 0.4, 0.2], 0.5, 0.5),  # falls, ends tied: fails
+        },
+        "toy",
+        spread=0.01,
+    )
+    checks = A.sanity_exp12(A.summarise(res)).set_index("metric")
+    assert checks.loc["DCR", "rho"] == pytest.approx(1.0)
+    assert checks["verdict"].to_dict() == {"DCR": "follows", "MDCR": "partly", "NNAA": "fails"}
+
+
+def test_spearman_matrix_and_bootstrap_by_hand():
+    up = ordered()
+    down = {c: -v for c, v in up.items()}
+    res = results_from({"DCR": up, "MDCR": up, "NNAA": down}, "toy")
+    summary = A.summarise(res)
+    rho = A.spearman_matrix(summary, "toy")
+    assert rho.loc["DCR", "MDCR"] == pytest.approx(1.0) and rho.loc["DCR", "NNAA"] == pytest.approx(
+        -1.0
+    )
+    low, high = A.spearman_bootstrap(res, "toy", reps=20)
+    # identical runs: every bootstrap sample gives the same matrix, so the interval is a point
+    np.testing.assert_allclose(low.to_numpy(), rho.to_numpy())
+    np.testing.assert_allclose(high.to_numpy(), rho.to_numpy())
+
+
+def test_optics_finds_two_groups_and_an_outlier():
+    base = ordered()
+    means = {
+        "DCR": base,
+        "MDCR": {c: v + 0.01 for c, v in base.items()},
+        "NNAA": {c: v + 0.02 for c, v in base.items()},
+        "AttributeInference": {c: 1 - v for c, v in base.items()},
+        "CZeroCAP": {c: 1 - v + 0.01 for c, v in base.items()},
+        "CGeneralizedCAP": {c: 1 - v + 0.02 for c, v in base.items()},
+        "KSTest": {c: 5.0 for c in base},  # far from everything
+    }
+    labels = A.optics_clusters(A.summarise(results_from(means, "toy")), "toy")
+    assert labels["DCR"] == labels["MDCR"] == labels["NNAA"] != -1
+    assert labels["AttributeInference"] == labels["CZeroCAP"] == labels["CGeneralizedCAP"] != -1
+    assert labels["DCR"] != labels["CZeroCAP"] and labels["KSTest"] == -1
+    ranks = A.optics_clusters(A.summarise(results_from(means, "toy")), "toy", on="ranks")
+    assert ranks["DCR"] == ranks["NNAA"]  # identical rank vectors
+    with pytest.raises(ValueError, match="on must be"):
+        A.optics_clusters(A.summarise(results_from(means, "toy")), "toy", on="logs")
+
+
+def test_selection_rounds():
+    names = ["DCR", "KSTest", "InvKullbackLieb", "MemInf", "CGeneralizedCAP", "NNDR"]
+    t7 = pd.Series(
+        [A.ADEQUATE, A.SOMETIMES, A.SOMETIMES, A.ADEQUATE, A.ADEQUATE, A.INADEQUATE], names
+    )
+    t8 = pd.Series(
+        [A.ADEQUATE, A.SOMETIMES, A.SOMETIMES, A.ADEQUATE, A.SOMETIMES, A.ADEQUATE], names
+    )
+    clusters = {
+        # DCR, KSTest, InvKullbackLieb together on both datasets (the paper's cluster 3 case);
+        # MemInf and CGeneralizedCAP together on one dataset only (kept, as in the paper)
+        "texas": pd.Series([3, 3, 3, 0, 1, 2], names),
+        "flchain": pd.Series([3, 3, 3, 2, 2, 5], names),
+    }
+    first, second, reasons = A.select_metrics(t7, t8, clusters)
+    assert "NNDR" not in first and len(first) == 5  # inadequate in Table 7
+    assert second == ["DCR", "MemInf", "CGeneralizedCAP"]
+    assert len(reasons) == 2 and all("DCR" in r for r in reasons)
+
+
+def test_outliers_are_never_clustered_together():
+    names = ["DCR", "KSTest"]
+    t = pd.Series([A.ADEQUATE, A.SOMETIMES], names)
+    first, second, _ = A.select_metrics(t, t, {"a": pd.Series([-1, -1], names)})
+    assert first == second == names
+
+
+def test_paper_tables_cover_the_registry():
+    for table in ("table7", "table8"):
+        assert sorted(P.paper_classes(table).index) == sorted(REGISTRY)
+    for table in ("table9", "table10"):
+        assert sorted(P.paper_clusters(table).index) == sorted(REGISTRY)
+    final = sorted(m.name for m in REGISTRY.values() if m.final)
+    assert sorted(P.paper_tables()["table12"]) == final
+    assert set(P.paper_tables()["table12"]) <= set(P.paper_tables()["table11"])
+
+
+def test_comparison_of_the_paper_with_itself_agrees_fully():
+    assert P.compare_classes(P.paper_classes("table7"), "table7").agree.all()
+    stats = P.compare_clusters(P.paper_clusters("table9"), "table9")
+    assert stats["rand index"] == 1.0 and stats["adjusted rand index"] == pytest.approx(1.0)
+    # moving one metric from its cluster to the outliers breaks exactly its within-cluster pairs
+    moved = P.paper_clusters("table9").copy()
+    moved["CGeneralizedCAP"] = -1  # was in a two-metric cluster with Authenticity
+    assert P.compare_clusters(moved, "table9")["pairs agreeing"] == 209
+    lists = P.compare_lists(["DCR", "NNDR"], "table12")
+    assert lists.loc["NNDR"].tolist() == [False, True] and lists.loc["DCR"].tolist() == [True, True]

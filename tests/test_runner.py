@@ -1,0 +1,125 @@
+"""The results store and the experiment runner: atomic cells, resume without recomputation or
+duplicates (also after a killed run), and the SEM rule for extra runs."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import replace
+
+import pytest
+
+from privmetrics.experiments import runner
+from privmetrics.experiments.store import ResultsStore
+from privmetrics.profiles import PROFILES
+
+METRICS = ["DCR", "KSTest", "CommonRowsProportion"]
+TECHNIQUES = ("random", "privbayes", "real")  # 1 + 4 + 1 = 6 configurations
+
+
+def cell(run=0, config="Random"):
+    return {
+        "dataset": "toy", "config": config, "run": run, "technique": "random", "params": "{}",
+        "seed": run, "rows": 10, "synth_seconds": 0.1,
+    }  # fmt: skip
+
+
+def test_store_writes_a_cell_atomically(tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    store.write_cell(cell(), [{"metric": "DCR", "category": "c", "score": 0.5, "seconds": 0.1}])
+    with pytest.raises(ValueError):  # the second score fails: nothing of this cell may remain
+        store.write_cell(
+            cell(run=1),
+            [
+                {"metric": "DCR", "category": "c", "score": 0.5, "seconds": 0.1},
+                {"metric": "KSTest", "category": "c", "score": "not a number", "seconds": 0.1},
+            ],
+        )
+    assert store.count("cells") == 1 and store.count("scores") == 1
+    # writing the same score again keeps the first one: no duplicate row
+    store.write_cell(cell(), [{"metric": "DCR", "category": "c", "score": 0.9, "seconds": 0.1}])
+    assert store.count("scores") == 1 and store.results().score.tolist() == [0.5]
+    assert store.done() == {("toy", "Random", 0): {"DCR"}}
+
+
+def small_grid(tmp_path, **kw):
+    return runner.run_grid(
+        "smoke", datasets=["flchain"], techniques=TECHNIQUES, metrics=METRICS, rows=150,
+        store=ResultsStore(tmp_path / "r.sqlite"), cache_root=str(tmp_path / "cache"), n_jobs=1,
+        progress=False, **kw,
+    )  # fmt: skip
+
+
+def test_grid_resumes_without_recomputing(tmp_path):
+    store = small_grid(tmp_path)
+    cells = 6 * PROFILES["smoke"].min_runs
+    assert store.count("cells") == cells and store.count("scores") == cells * len(METRICS)
+    first = store.results()
+    assert set(first.config) == {"Random", "Real"} | {f"PrivBayes ε={e:g}" for e in (0.2, 1, 2, 10)}
+    assert first.loc[first.config == "Real", "score"].to_numpy() == pytest.approx(1.0)
+    again = small_grid(tmp_path).results()
+    assert again.finished.tolist() == first.finished.tolist()  # nothing rewritten
+    assert len(again) == len(first)
+
+
+def test_a_new_metric_is_added_to_finished_cells(tmp_path):
+    small_grid(tmp_path)
+    store = runner.run_grid(
+        "smoke", datasets=["flchain"], techniques=TECHNIQUES, metrics=[*METRICS, "MDCR"], rows=150,
+        store=ResultsStore(tmp_path / "r.sqlite"), cache_root=str(tmp_path / "cache"), n_jobs=1,
+        progress=False,
+    )  # fmt: skip
+    assert store.count("scores") == store.count("cells") * 4
+
+
+def test_sem_rule_adds_runs_only_where_scores_vary(tmp_path, monkeypatch):
+    profile = replace(PROFILES["smoke"], min_runs=2, max_runs=4, sem_threshold=0.0)
+    monkeypatch.setitem(PROFILES, "smoke", profile)
+    runs = small_grid(tmp_path).results().groupby("config").run.nunique()
+    assert runs["Real"] == 2  # every run scores exactly 1: SEM 0, no extra run
+    assert runs["PrivBayes ε=0.2"] == 4  # noisy: extra runs up to the cap
+
+
+def test_killed_run_resumes_without_loss_or_duplicates(tmp_path):
+    """Kill a running grid (SIGKILL, no clean-up) after its first finished cell, then resume."""
+    db = tmp_path / "r.sqlite"
+    command = [
+        sys.executable, "-m", "privmetrics", "run", "--profile", "smoke", "--datasets", "flchain",
+        "--techniques", ",".join(TECHNIQUES), "--metrics", ",".join(METRICS), "--rows", "1000",
+        "--store", str(db), "--cache", str(tmp_path / "cache"), "--jobs", "1",
+    ]  # fmt: skip
+    total = 6 * PROFILES["smoke"].min_runs
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        finished = 0
+        while time.time() < deadline and proc.poll() is None:
+            if db.exists():
+                with sqlite3.connect(db) as conn:
+                    try:
+                        finished = conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+                    except sqlite3.OperationalError:  # tables not created yet
+                        finished = 0
+                if finished:
+                    break
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    before = ResultsStore(db).results()
+    assert 0 < before[["config", "run"]].drop_duplicates().shape[0] < total, (
+        "not interrupted mid-run"
+    )
+    store = runner.run_grid(
+        "smoke", datasets=["flchain"], techniques=TECHNIQUES, metrics=METRICS, rows=1000,
+        store=ResultsStore(db), cache_root=str(tmp_path / "cache"), n_jobs=1, progress=False,
+    )  # fmt: skip
+    after = store.results()
+    assert store.count("cells") == total and len(after) == total * len(METRICS)
+    assert not after.duplicated(["dataset", "config", "run", "metric"]).any()
+    kept = after.merge(before, on=["dataset", "config", "run", "metric"], suffixes=("", "_before"))
+    assert len(kept) == len(before)  # nothing finished before the kill was lost ...
+    assert (kept.finished == kept.finished_before).all()  # ... or recomputed
+    assert (kept.score == kept.score_before).all()
