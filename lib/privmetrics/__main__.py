@@ -1,4 +1,4 @@
-"""Command line: ``python -m privmetrics {list,bench,bench-synth,epsilon-response,run}`` (also installed as ``privmetrics``)."""
+"""Command line: ``python -m privmetrics {list,bench,bench-synth,epsilon-response,run,audit}`` (also installed as ``privmetrics``)."""
 
 from __future__ import annotations
 
@@ -55,6 +55,12 @@ def _run(args) -> int:
     return 0
 
 
+def _audit(args) -> int:
+    from .audit import main as audit_main
+
+    return audit_main(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="privmetrics", description="Privacy metrics for synthetic tabular data"
@@ -88,8 +94,22 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")
     run.add_argument("--cache", help="synthetic-table cache folder; default: data/cache/synthetic")
     run.add_argument("--jobs", type=int, help="parallel cells; default: the profile's")
+    audit = commands.add_parser(
+        "audit", help="score a synthetic table against the real one (CSV or Parquet)"
+    )
+    audit.add_argument("real", help="the real data, .csv or .parquet")
+    audit.add_argument("synthetic", help="the synthetic data, same columns")
+    audit.add_argument("--schema", help="YAML schema; inferred from the real data when absent")
+    audit.add_argument("--key", help="comma-separated key attributes (default: all non-sensitive)")
+    audit.add_argument("--sensitive", help="comma-separated sensitive attributes")
+    audit.add_argument(
+        "--metrics", default="selected", help="selected (the paper's final 7), all, or NAME,NAME"
+    )
+    audit.add_argument("--out", help="write an HTML report here")
+    audit.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     handlers = {
+        "audit": _audit,
         "run": _run,
         "list": _list,
         "bench": _bench,

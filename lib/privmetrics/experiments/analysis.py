@@ -217,7 +217,13 @@ def spearman_bootstrap(
 
 # --- Experiment 2.2 --------------------------------------------------------------------------------
 
-OPTICS_PARAMS = {"min_samples": 2, "metric": "minkowski", "p": 2, "cluster_method": "xi", "xi": 0.05}
+OPTICS_PARAMS = {
+    "min_samples": 2,
+    "metric": "minkowski",
+    "p": 2,
+    "cluster_method": "xi",
+    "xi": 0.05,
+}
 
 
 def optics_clusters(summary: pd.DataFrame, dataset: str, on: str = "values") -> pd.Series:

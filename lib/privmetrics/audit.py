@@ -1,0 +1,295 @@
+"""Audit your own synthetic data: one call (:func:`audit`) and the ``privmetrics audit`` command.
+
+>>> from privmetrics.audit import audit
+>>> audit(real, synthetic, sensitive=["diagnosis"])          # the paper's final seven metrics
+>>> audit(real, synthetic, schema=schema, metrics="all")      # every registered metric
+
+When no schema is given it is inferred (:func:`privmetrics.schema.infer_schema`) and printed as
+YAML, so it can be saved, corrected and passed back with ``schema=`` / ``--schema``. Key attributes
+default to every column that is not sensitive (the strong attacker the datasets use). A metric
+that needs sensitive attributes when none are given is not run, and its reading says why.
+Categorical and binary columns are compared as strings, numerical ones as float64.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from .metrics import select
+from .pair import Pair
+from .schema import Schema, infer_schema
+from .validation import InvalidInputError, validate
+
+# score bands for the reading: the upper bound of each band, and what it says
+BANDS = ((0.2, "low risk"), (0.5, "moderate risk"), (0.8, "high risk"), (1.01, "very high risk"))
+
+
+def reading(score: float) -> str:
+    """A short reading of a score on the paper's scale (0 = private, 1 = no privacy)."""
+    for upper, words in BANDS:
+        if score < upper:
+            return words
+    return BANDS[-1][1]
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """A CSV or Parquet file (chosen by extension) as a DataFrame, with a clear error otherwise."""
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidInputError(f"cannot read {path}: no such file")
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            return pd.read_parquet(path)
+        return pd.read_csv(path)
+    except Exception as exc:  # any parser error becomes one message naming the file
+        raise InvalidInputError(f"cannot read {path}: {exc}") from exc
+
+
+def load_schema(path: str | Path) -> Schema:
+    """A schema YAML file (as :meth:`Schema.to_yaml` writes it), with a clear error otherwise."""
+    try:
+        return Schema.from_yaml(path)
+    except Exception as exc:  # missing file, bad YAML, unknown type: one message naming the file
+        raise InvalidInputError(f"cannot read the schema {path}: {exc!r}") from exc
+
+
+def conform(frame: pd.DataFrame, schema: Schema, name: str) -> pd.DataFrame:
+    """Categorical/binary columns as strings and numerical ones as float64, as the metrics expect."""
+    out = frame.copy()
+    for col in schema.categorical:
+        if col in out:
+            out[col] = out[col].where(out[col].isna(), out[col].astype(str)).astype(object)
+    for col in schema.numerical:
+        if col in out:
+            try:
+                out[col] = pd.to_numeric(out[col]).astype("float64")
+            except (ValueError, TypeError) as exc:
+                raise InvalidInputError(
+                    f"{name} column {col!r} is numerical in the schema but holds non-numbers ({exc})"
+                ) from None
+    return out
+
+
+def resolve_schema(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema | None,
+    key: list[str] | None,
+    sensitive: list[str] | None,
+) -> tuple[Schema, bool]:
+    """The schema to use and whether it was inferred; roles from the arguments override the schema's."""
+    differ = sorted(set(real.columns) ^ set(synthetic.columns))
+    if differ:
+        raise InvalidInputError(
+            f"the real and synthetic tables have different columns: {differ} are in only one of them"
+        )
+    inferred = schema is None
+    if inferred:
+        schema = infer_schema(real)
+    for role, names in (("key", key), ("sensitive", sensitive)):
+        absent = [c for c in names or () if c not in real.columns]
+        if absent:
+            raise InvalidInputError(f"{role} attribute(s) {absent} are not columns of the data")
+    sensitive = list(sensitive) if sensitive is not None else list(schema.sensitive)
+    if key is None:
+        key = list(schema.key) or (
+            [c for c in schema.names if c not in sensitive] if sensitive else []
+        )
+    return schema.with_roles(
+        key=[c for c in key if c not in sensitive], sensitive=sensitive
+    ), inferred
+
+
+@dataclass
+class AuditReport:
+    """The audit's table plus everything the HTML report shows about how it was made."""
+
+    table: pd.DataFrame
+    schema: Schema
+    schema_inferred: bool
+    seconds: float
+    shapes: dict[str, tuple[int, int]]
+    remarks: list[str] = field(default_factory=list)
+
+    def to_html(self, sources: dict[str, str] | None = None) -> str:
+        return render_html(self, sources or {})
+
+
+def audit(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema | None = None,
+    key: list[str] | None = None,
+    sensitive: list[str] | None = None,
+    metrics: str | list[str] = "selected",
+    seed: int = 0,
+    progress: bool = False,
+    report: bool = False,
+) -> pd.DataFrame | AuditReport:
+    """Score ``synthetic`` against ``real`` with the chosen metrics.
+
+    Returns a tidy DataFrame (metric, category, score, reading), or the full :class:`AuditReport`
+    with ``report=True``. ``metrics``: ``"selected"`` (the paper's final seven, Table 12), ``"all"``,
+    or names. Bad input raises :class:`~privmetrics.validation.InvalidInputError` naming the problem.
+    """
+    start = time.perf_counter()
+    for name, frame in (("real data", real), ("synthetic data", synthetic)):
+        if not isinstance(frame, pd.DataFrame):
+            raise InvalidInputError(
+                f"{name} must be a pandas DataFrame, got {type(frame).__name__}"
+            )
+    try:
+        specs = select(metrics)
+    except KeyError as exc:
+        raise InvalidInputError(str(exc.args[0])) from None
+    schema, inferred = resolve_schema(real, synthetic, schema, key, sensitive)
+    if inferred:
+        print("inferred schema (save it, correct it and pass it back with --schema / schema=):")
+        print(schema.to_yaml(), end="")
+    real, synthetic = (
+        conform(real, schema, "real data"),
+        conform(synthetic, schema, "synthetic data"),
+    )
+    checks = validate(real, synthetic[real.columns], schema)
+    pair = Pair(real, synthetic[real.columns], schema, seed=seed)
+    rows = []
+    for spec in tqdm(specs, desc="metrics", disable=not progress):
+        missing = [
+            role
+            for role in ("key", "sensitive")
+            if role in spec.needs and not getattr(schema, role)
+        ]
+        if missing:
+            rows.append(
+                {"metric": spec.name, "category": str(spec.category), "score": np.nan,
+                 "reading": f"not run: needs {' and '.join(missing)} attributes (--sensitive)"}
+            )  # fmt: skip
+            continue
+        score = spec(pair)
+        rows.append(
+            {"metric": spec.name, "category": str(spec.category), "score": score,
+             "reading": f"{reading(score)}: {spec.summary}"}
+        )  # fmt: skip
+    table = pd.DataFrame(rows, columns=["metric", "category", "score", "reading"])
+    if not report:
+        return table
+    return AuditReport(
+        table=table,
+        schema=schema,
+        schema_inferred=inferred,
+        seconds=time.perf_counter() - start,
+        shapes={"real": real.shape, "synthetic": synthetic.shape},
+        remarks=[] if checks.ok else [str(checks)],
+    )
+
+
+def score_chart(table: pd.DataFrame) -> str:
+    """A horizontal bar chart of the scores, coloured by attack category, as a base64 PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = table.dropna(subset=["score"])
+    colours = {
+        "reconstruction": "tab:purple",
+        "re-identification": "tab:blue",
+        "tracing": "tab:green",
+    }
+    fig, ax = plt.subplots(figsize=(7, 0.35 * len(shown) + 1.2))
+    ax.barh(shown.metric, shown.score, color=[colours.get(c, "grey") for c in shown.category])
+    ax.set_xlim(0, 1)
+    ax.invert_yaxis()
+    ax.set_xlabel("score (0 = private, 1 = no privacy)")
+    for category, colour in colours.items():
+        if category in set(shown.category):
+            ax.bar(0, 0, color=colour, label=category)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def render_html(report: AuditReport, sources: dict[str, str]) -> str:
+    from .metrics import get_metric
+
+    versions = {
+        "privmetrics": version("privmetrics"),
+        "python": platform.python_version(),
+        **{p: version(p) for p in ("numpy", "pandas", "scikit-learn", "scipy")},
+    }
+    explained = "".join(
+        f"<dt>{html.escape(m)}</dt><dd>{html.escape(get_metric(m).doc.split(chr(10) + chr(10))[0])}</dd>"
+        for m in report.table.metric
+    )
+    inputs = {
+        **{f"{k} file": v for k, v in sources.items()},
+        **{f"{k} rows x columns": f"{r} x {c}" for k, (r, c) in report.shapes.items()},
+        "schema": "inferred from the real data" if report.schema_inferred else "given",
+        "key attributes": ", ".join(report.schema.key) or "none",
+        "sensitive attributes": ", ".join(report.schema.sensitive) or "none",
+        "time taken": f"{report.seconds:.1f} s",
+        **{f"version of {k}": v for k, v in versions.items()},
+    }
+    rows = "".join(
+        f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+        for k, v in inputs.items()
+    )
+    remarks = "".join(f"<p><em>{html.escape(r)}</em></p>" for r in report.remarks)
+    return f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>privmetrics audit</title>
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left}}dt{{font-weight:bold;margin-top:.6em}}</style>
+</head><body>
+<h1>Privacy audit of a synthetic table</h1>
+<p>Scores follow Hansen &amp; Stær's convention: 0 means private, 1 means no privacy (the synthetic
+table leaks as much as the real one would).</p>
+<h2>Scores</h2>
+{report.table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="not run")}
+<h2>Scores by attack category</h2>
+<img alt="bar chart of the scores by attack category" src="data:image/png;base64,{score_chart(report.table)}">
+{remarks}
+<h2>What each metric measures</h2><dl>{explained}</dl>
+<h2>Inputs and environment</h2><table>{rows}</table>
+<h2>Schema</h2><pre>{html.escape(report.schema.to_yaml())}</pre>
+</body></html>
+"""
+
+
+def main(args) -> int:
+    """``privmetrics audit``: exit 0 with a table (and a report), or 2 with one line naming the problem."""
+    try:
+        real, synthetic = read_table(args.real), read_table(args.synthetic)
+        schema = load_schema(args.schema) if args.schema else None
+        split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None  # noqa: E731
+        metrics = args.metrics if args.metrics in ("selected", "all") else split(args.metrics)
+        result = audit(
+            real, synthetic, schema=schema, key=split(args.key), sensitive=split(args.sensitive),
+            metrics=metrics, seed=args.seed, progress=True, report=True,
+        )  # fmt: skip
+    except (InvalidInputError, OSError) as exc:
+        print(f"privmetrics audit: error: {exc}", file=sys.stderr)
+        return 2
+    with pd.option_context("display.max_colwidth", 70, "display.width", 160):
+        print(result.table.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
+    print(f"{len(result.table)} metrics in {result.seconds:.1f} s")
+    if args.out:
+        Path(args.out).write_text(
+            result.to_html({"real": str(args.real), "synthetic": str(args.synthetic)})
+        )
+        print(f"report written to {args.out}")
+    return 0

@@ -1,0 +1,162 @@
+"""The audit command and its one-call Python API: end to end, every bad-input path, inference."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privmetrics.__main__ import main
+from privmetrics.audit import audit, reading
+from privmetrics.metrics import REGISTRY
+from privmetrics.schema import infer_schema
+
+FINAL = [m.name for m in REGISTRY.values() if m.final]
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 120
+    real = pd.DataFrame(
+        {
+            "age": rng.integers(20, 90, n).astype(float),
+            "sex": rng.choice(["F", "M"], n),
+            "region": rng.choice(["north", "south", "east", "west"], n),
+            "charge": rng.lognormal(8, 1, n).round(2),
+            "diagnosis": rng.choice(["a", "b", "c"], n),
+        }
+    )
+    synthetic = real.sample(frac=1, random_state=1).reset_index(drop=True)
+    synthetic["charge"] = synthetic["charge"] * rng.uniform(0.8, 1.2, n)
+    real.to_csv(tmp_path / "real.csv", index=False)
+    synthetic.to_csv(tmp_path / "synth.csv", index=False)
+    synthetic.to_parquet(tmp_path / "synth.parquet")
+    return tmp_path, real, synthetic
+
+
+def run_cli(*args):
+    return main(["audit", *map(str, args)])
+
+
+def test_cli_end_to_end_writes_a_report_with_every_selected_metric(files, capsys):
+    path, _, _ = files
+    code = run_cli(
+        path / "real.csv", path / "synth.csv", "--sensitive", "diagnosis", "--out", path / "r.html"
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "inferred schema" in out and "report written" in out
+    report = (path / "r.html").read_text()
+    for name in FINAL:
+        assert name in out and f"<td>{name}</td>" in report
+    assert "data:image/png;base64," in report and "version of privmetrics" in report
+
+
+def test_cli_all_metrics_from_parquet(files, capsys):
+    path, _, _ = files
+    code = run_cli(
+        path / "real.csv", path / "synth.parquet", "--sensitive", "diagnosis", "--metrics", "all",
+        "--out", path / "all.html",
+    )  # fmt: skip
+    assert code == 0
+    report = (path / "all.html").read_text()
+    assert all(f"<td>{name}</td>" in report for name in REGISTRY)
+
+
+def test_installed_entry_point_exits_non_zero_on_bad_input(files):
+    path, _, _ = files
+    proc = subprocess.run(
+        [sys.executable, "-m", "privmetrics", "audit", path / "nope.csv", path / "synth.csv"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "nope.csv: no such file" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "change, args, message",
+    [
+        ("missing file", [], "no such file"),
+        ("garbage parquet", [], "cannot read"),
+        ("extra column", [], "different columns: \\['extra'\\]"),
+        ("nan", [], "missing values \\(NaN\\)"),
+        ("none", ["--metrics", "DCR,Nope"], "unknown metric 'Nope'"),
+        ("none", ["--key", "age,height"], "key attribute\\(s\\) \\['height'\\] are not columns"),
+        (
+            "none",
+            ["--sensitive", "blood"],
+            "sensitive attribute\\(s\\) \\['blood'\\] are not columns",
+        ),
+        ("bad schema", ["--schema", "SCHEMA"], "cannot read the schema"),
+        ("text in numbers", [], "numerical in the schema but holds non-numbers"),
+    ],
+)
+def test_cli_bad_input_exits_2_with_a_clear_message(files, capsys, change, args, message):
+    path, real, synthetic = files
+    synth = path / "synth.csv"
+    if change == "missing file":
+        synth = path / "absent.csv"
+    elif change == "garbage parquet":
+        synth = path / "bad.parquet"
+        synth.write_bytes(b"not a parquet file")
+    elif change == "extra column":
+        synthetic.assign(extra=1).to_csv(synth, index=False)
+    elif change == "nan":
+        synthetic.assign(age=synthetic.age.where(synthetic.index > 2)).to_csv(synth, index=False)
+    elif change == "text in numbers":
+        synthetic.assign(charge="unknown").to_csv(synth, index=False)
+    if "SCHEMA" in args:
+        (path / "s.yml").write_text("columns: {age: height}\n")
+        args = [a if a != "SCHEMA" else path / "s.yml" for a in args]
+    assert run_cli(path / "real.csv", synth, *args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("privmetrics audit: error:")
+    assert pd.Series([err]).str.contains(message).iloc[0], err
+
+
+def test_schema_inference_on_mixed_types():
+    frame = pd.DataFrame(
+        {
+            "weight": [61.5, 72.25, 80.0, 55.5, 90.75, 66.0],  # fractional floats
+            "stage": [1, 2, 3, 4, 2, 1],  # few integer codes
+            "count": [10, 2000, 35, 47, 51, 999],  # integers, but too many for categories ...
+            "city": ["a", "b", "c", "a", "b", "c"],  # strings
+            "smoker": [True, False, True, True, False, False],  # booleans
+            "sex": ["F", "M", "F", "F", "M", "M"],  # two values
+        }
+    )
+    types = {c: str(t) for c, t in infer_schema(frame, max_categories=5).columns.items()}
+    assert types == {
+        "weight": "numerical",
+        "stage": "categorical",
+        "count": "numerical",  # ... with max_categories=5
+        "city": "categorical",
+        "smoker": "binary",
+        "sex": "binary",
+    }
+
+
+def test_python_api_returns_a_tidy_table(files, capsys):
+    _, real, synthetic = files
+    table = audit(real, real.copy(), sensitive=["diagnosis"])
+    assert list(table.columns) == ["metric", "category", "score", "reading"]
+    assert table.metric.tolist() == FINAL
+    assert "inferred schema" in capsys.readouterr().out
+    # the identity leaks everything: every selected metric near 1 (MDCR: sigmoid(3) = 0.95)
+    assert (table.score > 0.9).all() and table.reading.str.startswith("very high risk").all()
+    # without sensitive attributes the reconstruction metric is not run, and says why
+    plain = audit(real, synthetic, metrics=["CGeneralizedCAP", "DCR"])
+    assert np.isnan(plain.score.iloc[0]) and "needs key and sensitive" in plain.reading.iloc[0]
+    assert np.isfinite(plain.score.iloc[1])
+
+
+def test_reading_bands():
+    assert [reading(s) for s in (0.0, 0.3, 0.6, 0.95, 1.0)] == [
+        "low risk",
+        "moderate risk",
+        "high risk",
+        "very high risk",
+        "very high risk",
+    ]
