@@ -6,6 +6,11 @@ import argparse
 import sys
 
 
+def comma_list(text: str) -> list[str]:
+    """An argparse type: "a, b,c" -> ["a", "b", "c"]."""
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
 def _list(args) -> int:
     from .metrics import REGISTRY
 
@@ -40,11 +45,10 @@ def _run(args) -> int:
     from .experiments.runner import run_grid
     from .experiments.store import ResultsStore
 
-    split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None  # noqa: E731
     store = run_grid(
         args.profile,
-        datasets=split(args.datasets),
-        techniques=tuple(split(args.techniques)) if args.techniques else None,
+        datasets=args.datasets,
+        techniques=tuple(args.techniques) if args.techniques else None,
         metrics=args.metrics,
         rows=args.rows,
         store=ResultsStore(args.store) if args.store else None,
@@ -87,8 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         "run", help="fill the results database with a profile's experiment grid (resumable)"
     )
     run.add_argument("--profile", default="quick")
-    run.add_argument("--datasets", help="comma-separated; default: the profile's")
-    run.add_argument("--techniques", help="comma-separated; default: all twelve configurations")
+    run.add_argument("--datasets", type=comma_list, help="comma-separated; default: the profile's")
+    run.add_argument(
+        "--techniques", type=comma_list, help="comma-separated; default: all twelve configurations"
+    )
     run.add_argument("--metrics", default="all", help="all, final, or comma-separated names")
     run.add_argument("--rows", type=int, help="rows per dataset; default: the profile's")
     run.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")
@@ -100,8 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("real", help="the real data, .csv or .parquet")
     audit.add_argument("synthetic", help="the synthetic data, same columns")
     audit.add_argument("--schema", help="YAML schema; inferred from the real data when absent")
-    audit.add_argument("--key", help="comma-separated key attributes (default: all non-sensitive)")
-    audit.add_argument("--sensitive", help="comma-separated sensitive attributes")
+    audit.add_argument(
+        "--key", type=comma_list, help="comma-separated key attributes (default: all non-sensitive)"
+    )
+    audit.add_argument("--sensitive", type=comma_list, help="comma-separated sensitive attributes")
     audit.add_argument(
         "--metrics", default="selected", help="selected (the paper's final 7), all, or NAME,NAME"
     )

@@ -275,11 +275,9 @@ def main(args) -> int:
     try:
         real, synthetic = read_table(args.real), read_table(args.synthetic)
         schema = load_schema(args.schema) if args.schema else None
-        split = lambda text: [x.strip() for x in text.split(",") if x.strip()] if text else None  # noqa: E731
-        metrics = args.metrics if args.metrics in ("selected", "all") else split(args.metrics)
         result = audit(
-            real, synthetic, schema=schema, key=split(args.key), sensitive=split(args.sensitive),
-            metrics=metrics, seed=args.seed, progress=True, report=True,
+            real, synthetic, schema=schema, key=args.key, sensitive=args.sensitive,
+            metrics=args.metrics, seed=args.seed, progress=True, report=True,
         )  # fmt: skip
     except (InvalidInputError, OSError) as exc:
         print(f"privmetrics audit: error: {exc}", file=sys.stderr)

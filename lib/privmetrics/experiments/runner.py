@@ -53,10 +53,8 @@ def _sample(dataset: str, rows: int | None, seed: int):
     return load_dataset(dataset, n=rows, seed=seed)
 
 
-def compute_cell(
-    cell: Cell, metrics: list[str], profile: Profile, cache_root: str | None
-) -> tuple[dict, list[dict]]:
-    """Generate (or fetch) the cell's anonymised table and score ``metrics`` on it."""
+def generated_table(cell: Cell, profile: Profile, cache_root: str | None = None):
+    """The real sample, its schema and the cell's anonymised table (generated once, then cached)."""
     real, schema = _sample(cell.dataset, cell.rows, profile.seed)
     params = {**profile.params_for(cell.config.technique), **cell.config.synthesiser_params()}
     cache = SyntheticCache(cache_root)
@@ -64,13 +62,21 @@ def compute_cell(
         f"{cell.dataset}-n{len(real)}-s{profile.seed}", cell.config.technique, params, cell.seed,
         len(real),
     )  # fmt: skip
-    start = time.perf_counter()
     synthetic = cache.get_or_make(
         key,
         lambda: make_synthesiser(cell.config.technique, seed=cell.seed, **params).fit_sample(
             real, schema
         ),
     )
+    return real, schema, synthetic
+
+
+def compute_cell(
+    cell: Cell, metrics: list[str], profile: Profile, cache_root: str | None
+) -> tuple[dict, list[dict]]:
+    """Generate (or fetch) the cell's anonymised table and score ``metrics`` on it."""
+    start = time.perf_counter()
+    real, schema, synthetic = generated_table(cell, profile, cache_root)
     synth_seconds = time.perf_counter() - start
     scores = evaluate(real, synthetic, schema, metrics=metrics, seed=cell.seed)
     record = {
@@ -119,7 +125,9 @@ def run_grid(
             for r in range(runs[d, c.label])
             if not set(names) <= done.get((d, c.label, r), set())
         ]
-        _execute(pending, names, settings, store, cache_root, n_jobs or settings.n_jobs, progress)
+        _execute(
+            pending, done, names, settings, store, cache_root, n_jobs or settings.n_jobs, progress
+        )
         more = _needing_more_runs(store, runs, names, settings)
         if not more:
             return store
@@ -127,10 +135,9 @@ def run_grid(
             runs[key] += 1
 
 
-def _execute(cells, names, settings, store, cache_root, n_jobs, progress) -> None:
+def _execute(cells, done, names, settings, store, cache_root, n_jobs, progress) -> None:
     if not cells:
         return
-    done = store.done()
     tasks = (
         delayed(compute_cell)(
             c, [m for m in names if m not in done.get((c.dataset, c.config.label, c.run), set())],
