@@ -30,6 +30,7 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 
 from . import alc as A
+from .fidelity import shared_codes
 from .schema import Schema
 
 
@@ -62,8 +63,8 @@ def unknown_codes(real: pd.Series, synthetic: pd.Series, numerical: bool, bins: 
             np.searchsorted(edges, real, side="right"),
             np.searchsorted(edges, synthetic, side="right"),
         )
-    levels = pd.Index(pd.unique(pd.concat([real, synthetic], ignore_index=True)))
-    return levels.get_indexer(real), levels.get_indexer(synthetic)
+    real_codes, synthetic_codes, _ = shared_codes(real, synthetic, numerical=False, bins=bins)
+    return real_codes, synthetic_codes
 
 
 def best_row_match(

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from tqdm import tqdm
@@ -30,6 +29,7 @@ from ..datasets import REPO_ROOT, load_dataset
 from ..metrics import evaluate, select
 from ..profiles import Profile, get_profile
 from ..synthesisers import SyntheticCache, make_synthesiser
+from .analysis import summarise
 from .grid import Configuration, paper_configurations
 from .store import ResultsStore
 
@@ -92,12 +92,6 @@ def compute_cell(
     return record, scores.to_dict("records")
 
 
-def standard_errors(results: pd.DataFrame) -> pd.Series:
-    """SEM of every (dataset, config, metric) over its runs (NaN with a single run)."""
-    g = results.groupby(["dataset", "config", "metric"])["score"]
-    return g.std(ddof=1) / np.sqrt(g.count())
-
-
 def run_grid(
     profile: str = "quick",
     datasets: list[str] | None = None,
@@ -155,7 +149,7 @@ def _execute(cells, done, names, settings, store, cache_root, n_jobs, progress) 
 def _needing_more_runs(store, runs, names, settings) -> list[tuple[str, str]]:
     results = store.results()
     results = results[results.metric.isin(names)]
-    sem = standard_errors(results).groupby(["dataset", "config"]).max()
+    sem = summarise(results)["sem"].groupby(["dataset", "config"]).max()
     return [
         key
         for key, n in runs.items()
