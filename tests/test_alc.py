@@ -115,7 +115,7 @@ def test_halting_rule():
 
 # --- the measurement: best-row-match attack against the random-forest baseline --------------------
 
-from privmetrics.inference import alc_score, best_row_match, measure_alc  # noqa: E402
+from privmetrics.inference import alc_score, best_row_match, measure_alc, select_targets  # noqa: E402
 from privmetrics.schema import Schema  # noqa: E402
 
 
@@ -181,3 +181,102 @@ def test_alc_is_deterministic_under_a_seed(secret_table):
     a = measure_alc(frame, frame.sample(frac=1, random_state=1), schema, "secret", seed=4)
     b = measure_alc(frame, frame.sample(frac=1, random_state=1), schema, "secret", seed=4)
     assert a.alc == b.alc and a.targets_used == b.targets_used and a.halt_reason == b.halt_reason
+
+
+def test_classifier_attack_sees_a_copy_less_sharply_than_best_row_match(secret_table):
+    """A forest trained on a copy partly memorises its rows (leaves of 5), so it reveals the
+    secret, but less sharply than an exact row match; on an unrelated release it reveals none."""
+    frame, schema = secret_table
+    classifier = measure_alc(frame, frame.copy(), schema, "secret", attack="classifier", seed=0)
+    brm = measure_alc(frame, frame.copy(), schema, "secret", attack="brm", seed=0)
+    assert 0.5 < classifier.alc < brm.alc
+    rng = np.random.default_rng(9)
+    unrelated = pd.DataFrame({c: rng.permutation(frame[c].to_numpy()) for c in frame.columns})
+    assert measure_alc(frame, unrelated, schema, "secret", attack="classifier").alc < 0.2
+
+
+def test_baseline_blocks_are_fitted_only_when_needed(secret_table):
+    frame, schema = secret_table
+    copy = measure_alc(frame, frame.copy(), schema, "secret", seed=0)  # halts early
+    assert copy.targets_used <= 300 and copy.baseline_fits == 1  # one block of 10% = 300 rows
+    half = frame.copy()  # half the secrets kept: neither definitely safe nor compromised
+    moved = np.random.default_rng(2).random(len(half)) < 0.5
+    half.loc[moved, "secret"] = np.random.default_rng(3).permutation(half.loc[moved, "secret"])
+    every = measure_alc(frame, half, schema, "secret", seed=0, max_width=0.0)
+    # no pair can be 0 wide: every target is used, one forest per block of 300
+    assert every.targets_used == 1000 and every.baseline_fits == 4
+    assert "no pair reached" in every.halt_reason
+
+
+@pytest.fixture(scope="module")
+def dominant_table():
+    """One secret value holds 85% of the rows and nothing predicts the secret."""
+    rng = np.random.default_rng(11)
+    n = 3000
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n).astype(float),
+            "region": rng.choice(list("abcdefgh"), n),
+            "secret": rng.choice(["none", "p", "q", "r"], n, p=[0.85, 0.05, 0.05, 0.05]),
+        }
+    )
+    schema = Schema(
+        {"age": "numerical", "region": "categorical", "secret": "categorical"},
+        sensitive=["secret"],
+    )
+    return frame, schema
+
+
+def test_dominant_value_targets_are_down_sampled_to_about_half(dominant_table):
+    frame, _ = dominant_table
+    codes = pd.factorize(frame["secret"], sort=True)[0]  # "none" = 0
+    picked = select_targets(codes, 1000, np.random.default_rng(0))
+    assert len(np.unique(picked)) == len(picked)
+    assert 0.4 < np.mean(codes[picked] == 0) < 0.6  # 85% among all rows
+
+
+def test_best_baseline_repairs_the_balanced_forest(dominant_table):
+    """With a dominant value the paper's balanced forest seldom predicts it, so a release that
+    copies the marginal only (column-shuffled) gets ALC > 0; our "best" baseline does not."""
+    frame, schema = dominant_table
+    rng = np.random.default_rng(12)
+    shuffled = pd.DataFrame({c: rng.permutation(frame[c].to_numpy()) for c in frame.columns})
+    paper = measure_alc(frame, shuffled, schema, "secret", baseline="paper", seed=0)
+    best = measure_alc(frame, shuffled, schema, "secret", baseline="best", seed=0)
+    assert best.best_base.prc > paper.best_base.prc + 0.1
+    assert best.alc < 0.05 < paper.alc
+    assert set(best.baseline_models) <= {"balanced forest", "unweighted forest"}
+
+
+def test_measure_alc_names_bad_input(secret_table):
+    frame, schema = secret_table
+    with pytest.raises(ValueError, match="attack must be one of"):
+        measure_alc(frame, frame, schema, "secret", attack="oracle")
+    with pytest.raises(ValueError, match="baseline must be one of"):
+        measure_alc(frame, frame, schema, "secret", baseline="oracle")
+    with pytest.raises(ValueError, match="'salary' is not a column"):
+        measure_alc(frame, frame, schema, "salary")
+    with pytest.raises(ValueError, match="both the unknown and a known"):
+        measure_alc(frame, frame, schema, "secret", known=["age", "secret"])
+
+
+@pytest.mark.parametrize("level", [0.001, 0.3, 0.5, 0.9, 0.99])
+@pytest.mark.parametrize("precision", [0.995, 0.999])
+def test_recall_for_prc_inverts_eq6(level, precision):
+    recall = A.recall_for_prc(level, precision)
+    assert A.prc(precision, recall) == pytest.approx(level, rel=1e-9)
+    assert np.isnan(A.recall_for_prc(0.9, 0.8))  # precision below the level: unreachable
+
+
+def test_alc_figure_draws_curves_pairs_and_best(secret_table):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from privmetrics.plots import PRC_LEVELS, plot_alc
+
+    frame, schema = secret_table
+    result = measure_alc(frame, frame.copy(), schema, "secret", seed=0)
+    ax = plot_alc(result).axes[0]
+    assert len(ax.lines) >= len(PRC_LEVELS) and ax.get_xscale() == "log"
+    labels = ax.get_legend_handles_labels()[1]
+    assert "ALC 0.9" in ax.get_title() and any(x.startswith("best attack: PRC 0.9") for x in labels)

@@ -16,11 +16,24 @@ ALL = list(REGISTRY)
 
 # --- registry --------------------------------------------------------------------------------
 def test_registry_holds_the_papers_21_metrics_in_order():
-    assert len(REGISTRY) == 21
-    assert [m.algorithm for m in REGISTRY.values()] == list(range(1, 22))
-    counts = pd.Series([str(m.category) for m in REGISTRY.values()]).value_counts().to_dict()
+    paper = select("paper")
+    assert len(paper) == 21
+    assert [m.algorithm for m in paper] == list(range(1, 22))
+    counts = pd.Series([str(m.category) for m in paper]).value_counts().to_dict()
     assert counts == {"re-identification": 14, "reconstruction": 3, "tracing": 4}
-    assert all(m.doc and m.title and m.paper_seconds.get("texas") for m in REGISTRY.values())
+    assert all(m.doc and m.title and m.paper_seconds.get("texas") for m in paper)
+
+
+def test_added_measures_follow_their_category_and_are_documented():
+    added = [m for m in REGISTRY.values() if not m.paper]
+    assert [m.name for m in added] == ["ALC"]
+    categories = [m.category for m in REGISTRY.values()]
+    # each category is one contiguous run, so figures can draw one boundary per category
+    assert (
+        len({c for c in categories})
+        == sum(a != b for a, b in zip(categories, categories[1:], strict=False)) + 1
+    )
+    assert all(m.doc and m.title and m.source for m in added)
 
 
 def test_final_selection_is_table_12():
@@ -46,7 +59,7 @@ def test_cli_list_prints_one_line_per_metric(capsys):
 
     main(["list"])
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 21
+    assert len(lines) == len(REGISTRY) == 22
     assert lines[0].split()[:2] == ["AttributeInference", "reconstruction"]
     assert lines[-1].split()[:2] == ["HittingRate", "tracing"]
 
@@ -235,7 +248,7 @@ def baseline_pairs():
 
 
 REAL_EXPECTED = {name: 1.0 for name in ALL} | {"MDCR": expit(3)}
-REAL_TOLERANCE = {"DetectionMLP": 0.3}
+REAL_TOLERANCE = {"DetectionMLP": 0.3, "ALC": 0.1}  # ALC: the Wilson centre of n/n is below 1
 RANDOM_NEAR_ZERO = {  # where the paper expects Random about 0 (spec 1.4), with our bound
     "CZeroCAP": 0.02,
     "CGeneralizedCAP": 0.2,
@@ -250,6 +263,7 @@ RANDOM_NEAR_ZERO = {  # where the paper expects Random about 0 (spec 1.4), with 
     "MemInf": 0.0,
     "HiddenRate": 0.02,
     "HittingRate": 0.0,
+    "ALC": 0.0,  # no better than the baseline: ALC <= 0
 }
 
 
@@ -302,6 +316,11 @@ def noisy_pair():
     return real, synth, schema
 
 
+# ALC draws its targets by row position, so another order draws other targets: same estimate,
+# different sample (the identity pair scores about 0.96 whatever the order)
+SAMPLED = {"ALC": 0.05}
+
+
 @pytest.mark.parametrize("name", [n for n in ALL if n not in ("HiddenRate", "DetectionMLP")])
 def test_invariant_to_row_order(noisy_pair, name):
     real, synth, schema = noisy_pair
@@ -309,7 +328,7 @@ def test_invariant_to_row_order(noisy_pair, name):
     order_s = np.random.default_rng(6).permutation(len(synth))
     before = compute(name, real, synth, schema)
     after = compute(name, real.iloc[order_r], synth.iloc[order_s], schema)
-    assert after == pytest.approx(before, abs=1e-12)
+    assert after == pytest.approx(before, abs=SAMPLED.get(name, 1e-12))
 
 
 def test_hidden_rate_invariant_to_a_joint_reordering(noisy_pair):

@@ -55,6 +55,15 @@ def prc(precision, recall, alpha: float = 3.0, r_min: float = 1e-4) -> np.ndarra
     return np.where(r > r_min, factor * p, r)
 
 
+def recall_for_prc(level, precision, alpha: float = 3.0, r_min: float = 1e-4) -> np.ndarray:
+    """The recall at which ``precision`` gives PRC = ``level`` (Eq. 6 inverted, for the equal-PRC
+    curves): R = 10^(log10(R_min) (1 - PRC/P)^(1/alpha)); NaN where P < PRC (unreachable)."""
+    level, p = np.asarray(level, dtype=float), np.asarray(precision, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(p >= level, 1 - level / p, np.nan)
+        return 10 ** (np.log10(r_min) * share ** (1 / alpha))
+
+
 def alc(prc_base, prc_attack) -> np.ndarray:
     """ALC_rel (Eq. 8); a baseline PRC of 1 is clamped just below 1, as the reference code does."""
     base = np.minimum(np.asarray(prc_base, dtype=float), 0.99999999)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import math
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
+from .alc import recall_for_prc
 from .schema import Schema
+
+PRC_LEVELS = (0.99, 0.9, 0.7, 0.5, 0.3, 0.1, 0.001)  # the curves of the ALC paper's Figure 4
 
 
 def plot_marginals(
@@ -37,4 +41,34 @@ def plot_marginals(
         ax.axis("off")
     fig.suptitle(title or "Marginals (blue: key, red: sensitive)", fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def plot_alc(result, ax=None, alpha: float = 3.0, r_min: float = 1e-4, title: str = ""):
+    """Figure 4 of the ALC paper for one measurement: precision against recall (log scale) with
+    equal-PRC curves, the attack's and the baseline's (precision, recall) pairs, their Wilson
+    intervals, and the two best pairs that give the ALC ringed."""
+    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(figsize=(6.5, 4.2))
+    precision = np.linspace(0, 1, 400)
+    for level in PRC_LEVELS:
+        recall = recall_for_prc(level, precision, alpha, r_min)
+        ax.plot(recall, precision, color="0.75", lw=0.8, zorder=1)
+        ax.annotate(f"PRC {level:g}", (1.0, level), xytext=(3, 0), textcoords="offset points",
+                    fontsize=7, color="0.45", va="center")  # fmt: skip
+    for pairs, best, colour, name in (
+        (result.attack, result.best_attack, "tab:red", "attack"),
+        (result.base, result.best_base, "tab:blue", "baseline"),
+    ):
+        ax.errorbar(pairs.recall, pairs.precision, yerr=[pairs.precision - pairs.low,
+                    pairs.high - pairs.precision], fmt="o", color=colour, ms=4, capsize=2,
+                    label=f"{name} pairs", zorder=3)  # fmt: skip
+        ax.scatter([best.recall], [best.precision], s=160, facecolors="none", edgecolors=colour,
+                   lw=2, zorder=4, label=f"best {name}: PRC {best.prc:.3f}")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_xlim(r_min, 1.0)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("recall (log scale)")
+    ax.set_ylabel("precision (Wilson centre)")
+    ax.set_title(title or f"{result.unknown}: ALC {result.alc:.3f} ({result.label})")
+    ax.legend(loc="lower left", fontsize=8)
     return fig

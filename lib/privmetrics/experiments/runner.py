@@ -157,7 +157,13 @@ def _needing_more_runs(store, runs, names, settings) -> list[tuple[str, str]]:
     ]
 
 
-def load_results(profile: str, run: bool = True, **grid) -> pd.DataFrame:
-    """The profile's results as a tidy DataFrame, computing any missing cell first when ``run``."""
-    store = run_grid(profile, **grid) if run else ResultsStore(results_path(profile))
-    return store.results()
+def load_results(
+    profile: str, run: bool = True, metrics: str | list[str] = "all", **grid
+) -> pd.DataFrame:
+    """The profile's results for ``metrics`` (as :func:`privmetrics.metrics.select` reads them) as a
+    tidy DataFrame, computing any missing cell first when ``run``."""
+    store = (
+        run_grid(profile, metrics=metrics, **grid) if run else ResultsStore(results_path(profile))
+    )
+    results = store.results()
+    return results[results.metric.isin([m.name for m in select(metrics)])].reset_index(drop=True)

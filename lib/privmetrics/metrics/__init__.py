@@ -1,10 +1,12 @@
-"""The 21 privacy metrics of Hansen & Staer, in one registry, and the functions that run them.
+"""The 21 privacy metrics of Hansen & Staer and the measures we added, in one registry, and the
+functions that run them.
 
 >>> from privmetrics.metrics import REGISTRY, compute, evaluate
 >>> compute("DCR", real, synthetic, schema)            # one metric, a float in [0, 1]
 >>> evaluate(real, synthetic, schema, metrics="all")    # a tidy DataFrame, one row per metric
 
-Importing the three category modules registers their metrics in the paper's order (Tables 2-4).
+Importing the three category modules registers their metrics in the paper's order (Tables 2-4);
+an added measure follows the paper's metrics of its category.
 """
 
 from __future__ import annotations
@@ -33,10 +35,13 @@ __all__ = [
 
 
 def select(metrics: str | Iterable[str] = "all") -> list[MetricSpec]:
-    """``"all"``, ``"final"`` (the paper's final seven, Table 12), or names (a list or "A,B")."""
+    """``"all"``, ``"paper"`` (the paper's 21), ``"final"`` (the paper's final seven, Table 12), or
+    names (a list or "A,B")."""
     if isinstance(metrics, str):
         if metrics == "all":
             return list(REGISTRY.values())
+        if metrics == "paper":
+            return [m for m in REGISTRY.values() if m.paper]
         if metrics in ("final", "selected"):
             return [m for m in REGISTRY.values() if m.final]
         metrics = [m.strip() for m in metrics.split(",") if m.strip()]

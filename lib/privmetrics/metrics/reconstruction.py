@@ -1,4 +1,5 @@
-"""Reconstruction (attribute inference) metrics: Algorithms 1-3 of the paper.
+"""Reconstruction (attribute inference) metrics: Algorithms 1-3 of the paper, then the Anonymity
+Loss Coefficient of Francis and Wagner (not one of the paper's 21).
 
 The attacker knows a person's key attributes A_K and infers the sensitive attributes A_S from the
 anonymised data Z. Which attributes are keys and which are sensitive comes from the schema.
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..encoding import MixedEncoder, column_entropy, discretise
+from ..inference import alc_score, measure_alc
 from ..neighbours import knn
 from ..pair import Pair
 from .registry import Category, register
@@ -166,3 +168,54 @@ def categorical_generalized_cap(pair: Pair, n_bins: int = 10, batch: int = 2048)
         correct = (nearest * counts[:, sec_r[rows]].T).sum(axis=1)
         p[rows] = correct / total
     return float(p.mean())
+
+
+@register(
+    "ALC",
+    title="Anonymity Loss Coefficient",
+    category=Category.RECONSTRUCTION,
+    kind="probabilistic",
+    algorithm=None,
+    needs=("key", "sensitive"),
+    source="Francis and Wagner (2025), attribute inference with precision and recall",
+    orientation="max(0, ALC): ALC <= 0 (no loss over the baseline) maps to 0",
+    params={"attack": "brm", "baseline": "best", "max_targets": 1000},
+)
+def anonymity_loss(
+    pair: Pair, attack: str = "brm", baseline: str = "best", max_targets: int = 1000
+) -> float:
+    """How much better an attacker infers a sensitive attribute from Z than from data without the
+    target: the Anonymity Loss Coefficient, over precision *and* recall.
+
+    For each sensitive attribute in turn (the unknown; the key attributes are known), the
+    best-row-match attack (Eq. 9) on Z and a baseline trained on the real rows outside the
+    target's block predict the unknown value for up to ``max_targets`` real rows, each with a rank
+    score. Over rank-score thresholds, the precision (Wilson centre, Eq. 2) and recall (Eq. 3) give
+    PRC = (1 - (log10 R / log10 R_min)^3) P (Eq. 6, R_min = 1e-4); with the best PRC of each
+    side among the pairs whose Wilson interval is at most 0.1 wide,
+    ALC = (PRC_atk - PRC_base) / (1 - PRC_base) (Eq. 8), halting as in Section 5.1
+    (:func:`privmetrics.inference.measure_alc`).
+
+    Aggregation over several sensitive attributes (Section 4.3 leaves it open; the maximum is one
+    of its two options): the largest ALC among the attributes whose best pairs reached the width
+    limit, or among all of them when none did. Score = max(0, ALC), so that 0 means "no loss"
+    and Real approaches 1 (it cannot reach it: the Wilson centre of n/n is below 1).
+    ``baseline="best"`` is our repair of the baseline (see
+    :class:`privmetrics.inference.BlockBaseline`); ``baseline="paper"`` is the paper's forest.
+    """
+    results = [
+        measure_alc(
+            pair.real,
+            pair.synthetic,
+            pair.schema,
+            unknown=col,
+            known=list(pair.schema.key),
+            attack=attack,
+            baseline=baseline,
+            max_targets=max_targets,
+            seed=pair.seed,
+        )  # fmt: skip
+        for col in pair.schema.sensitive
+    ]
+    significant = [r.alc for r in results if "no pair reached" not in r.halt_reason]
+    return alc_score(max(significant or [r.alc for r in results]))

@@ -41,6 +41,11 @@ class MetricSpec:
     params: dict = field(default_factory=dict)  # default parameters
 
     @property
+    def paper(self) -> bool:
+        """One of the comparison paper's 21 metrics (the others are measures we added)."""
+        return self.algorithm is not None
+
+    @property
     def doc(self) -> str:
         return (self.func.__doc__ or "").strip()
 
