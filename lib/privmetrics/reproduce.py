@@ -29,6 +29,7 @@ NOTEBOOKS = [
     "exp22",
     "selection",
     "comparison",
+    "alc",
 ]
 
 
