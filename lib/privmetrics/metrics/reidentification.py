@@ -1,4 +1,5 @@
-"""Re-identification metrics: Algorithms 4-17 of the paper.
+"""Re-identification metrics: Algorithms 4-17 of the paper, then the distance-based
+risk-of-disclosure notions of Chen, Yu and Dargahi (not among the paper's 21).
 
 Distances are Euclidean in the shared mixed space (:mod:`privmetrics.encoding`) unless a metric
 says otherwise; NNDR and DCR use the 2-D FAMD projection as their reference code does. "d(y, Z)"
@@ -20,7 +21,9 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neural_network import MLPClassifier
 
+from .. import disclosure as rod
 from ..encoding import column_frequencies
+from ..neighbours import knn
 from ..pair import Pair
 from .registry import Category, register
 
@@ -438,3 +441,95 @@ def mdcr(pair: Pair, exclude_identical: bool = False) -> float:
     else:
         ratio = between_median / within_median
     return float(expit(3 - ratio))
+
+
+ROD_SOURCE = "Chen, Yu and Dargahi (2021), risk of disclosure, Section 3.2"
+ROD_SUPPORTS = "numerical attributes only (categorical ones are left out)"
+
+
+def _scaled(pair: Pair) -> tuple[np.ndarray, np.ndarray]:
+    return rod.numeric_arrays(pair.real, pair.synthetic, pair.schema, "minmax")
+
+
+def _spacing(original: np.ndarray) -> float:
+    """The data's own length scale: the median distance from a real row to its nearest other."""
+    distance, _ = knn(original, original, k=1, exclude_self=True)
+    return float(np.median(distance) or distance.mean() or 1e-12)
+
+
+@register(
+    "YPCoverage",
+    title="(y, p)-coverage",
+    category=REID,
+    kind="distance (optimal matching)",
+    algorithm=None,
+    supports=ROD_SUPPORTS,
+    source=ROD_SOURCE,
+    orientation="score = p', the share of matched pairs within y (higher = more risk)",
+    params={"y": 0.05, "sample": 500},
+)
+def yp_coverage(pair: Pair, y: float = 0.05, sample: int = 500) -> float:
+    """Share of synthetic rows within distance y of the real row they are matched to, under the
+    minimum-weight perfect matching between the two tables (Alg. 1, Eqs. 4-7).
+
+    p' = #{omega_i <= y} / m, omega the matched edge weights (Hungarian algorithm on at most
+    ``sample`` rows per side, seeded). Distances use the numerical attributes scaled by their real
+    range and divided by sqrt(n), so y = 0.05 means "5% of the ranges, root-mean-square". The
+    paper's verdict "(y, p)-coverage fulfilled" is p' <= p; the score is p' itself, which orders
+    releases where the verdict cannot (the paper's own objection to the notion).
+    """
+    o, d = _scaled(pair)
+    return rod.yp_coverage(o, d, y=y, sample=sample, seed=pair.seed).p_prime
+
+
+@register(
+    "YPrivacy",
+    title="y-privacy",
+    category=REID,
+    kind="distance",
+    algorithm=None,
+    supports=ROD_SUPPORTS,
+    source=ROD_SOURCE,
+    orientation="score = s / (s + y), s the real rows' median nearest-neighbour distance",
+    params={"aggregate": "min"},
+)
+def y_privacy(pair: Pair, aggregate: str = "min") -> float:
+    """How close the closest synthetic row comes to a real row (Alg. 2, Eq. 8), as a risk score.
+
+    y'_i = min_j ||D_i - O_j|| (Eq. 8 prints argmin; the distance is meant) and y = min_i y'_i,
+    the paper's worst case (``aggregate="median"`` is its average-case option). A distance means
+    little without the data's own spacing s (the median distance from a real row to its nearest
+    other real row), so the score is s / (s + y): 1 when a synthetic row copies a real one, 0.5
+    at y = s, towards 0 as the synthetic data move away.
+    """
+    o, d = _scaled(pair)
+    y = rod.y_privacy(o, d, aggregate)
+    spacing = _spacing(o)
+    return spacing / (spacing + y)
+
+
+@register(
+    "VoronoiPrivacy",
+    title="Voronoi privacy",
+    category=REID,
+    kind="distance (optimal matching)",
+    algorithm=None,
+    supports=ROD_SUPPORTS,
+    source=ROD_SOURCE,
+    orientation="score = d_copy / max(d, d_copy): the copy's Voronoi distance over the release's",
+    params={"sample": 500},
+)
+def voronoi_privacy(pair: Pair, sample: int = 500) -> float:
+    """Distance from the release to the "optimal privatised" data of Alg. 3, relative to the copy.
+
+    D-hat_i is the point of O_i's Voronoi cell boundary nearest to O_i, which is exactly the
+    midpoint between O_i and its nearest other real row (so no Voronoi diagram is built, in any
+    dimension). d = mean distance of the optimal assignment between D and D-hat (= the EMD
+    between them; at most ``sample`` rows per side). The paper reads a larger d as lower risk;
+    the copy of the data gets d_copy (about half the rows' spacing), so the score
+    d_copy / max(d, d_copy) is 1 for the copy and falls as the release moves away.
+    """
+    o, d = _scaled(pair)
+    distance = rod.voronoi_privacy(o, d, sample=sample, seed=pair.seed)
+    copy = rod.voronoi_privacy(o, o, sample=sample, seed=pair.seed)
+    return copy / max(distance, copy) if distance > 0 else 1.0
