@@ -128,3 +128,18 @@ def test_demographic_attacker_keys():
     assert schema.key == ("SEX_CODE", "PAT_AGE", "RACE", "ETHNICITY", "PAT_STATE")
     with pytest.raises(ValueError, match="attacker must be"):
         datasets.load_dataset("texas", n=10, attacker="nosy")
+
+
+def test_health_table_follows_footnote_1():
+    from privmetrics.datasets import health_table
+
+    frame = health_table(rows=20_000, seed=3)
+    assert list(frame.columns) == ["HEIGHT", "WEIGHT", "BMI", "DBP", "SBP"]
+    assert (frame == frame.round()).all().all()  # integers, so rows can coincide
+    assert abs(frame.HEIGHT.mean() - 170) < 0.5 and abs(frame.WEIGHT.std() - 12) < 0.5
+    # BMI computed from height and weight (before rounding: within rounding error)
+    bmi = frame.WEIGHT / (frame.HEIGHT / 100) ** 2
+    assert (bmi - frame.BMI).abs().median() < 0.6
+    # blood pressures follow BMI with small noise
+    assert frame[["BMI", "DBP", "SBP"]].corr().min().min() > 0.8
+    assert health_table(rows=100, seed=3).equals(health_table(rows=100, seed=3))

@@ -112,7 +112,34 @@ def _read_raw(manifest: dict) -> pd.DataFrame:
         from statsmodels.datasets import randhie
 
         return randhie.load_pandas().data
+    if kind == "generated_health":
+        return health_table(int(source["rows"]), int(source["seed"]))
     raise ValueError(f"manifest {manifest['name']!r} has unknown source kind {kind!r}")
+
+
+def health_table(rows: int = 100_000, seed: int = 0) -> pd.DataFrame:
+    """The 5-attribute health table of Chen, Yu and Dargahi (footnote 1 of Section 3.3.2).
+
+    The paper says only that height and weight are drawn from normal distributions, BMI is
+    computed from them, and DBP and SBP come from BMI "with some noise with small magnitude". Our
+    parameters (stated here and in data/health.yml): HEIGHT ~ N(170, 10) cm, WEIGHT ~ N(70, 12) kg,
+    BMI = WEIGHT / (HEIGHT / 100)^2, DBP = 50 + BMI + N(0, 2), SBP = 80 + 1.6 BMI + N(0, 3), every
+    value rounded to an integer (so that rows can coincide, as the hitting-rate notions assume).
+    """
+    rng = np.random.default_rng(seed)
+    height = rng.normal(170, 10, rows)
+    weight = rng.normal(70, 12, rows)
+    bmi = weight / (height / 100) ** 2
+    frame = pd.DataFrame(
+        {
+            "HEIGHT": height,
+            "WEIGHT": weight,
+            "BMI": bmi,
+            "DBP": 50 + bmi + rng.normal(0, 2, rows),
+            "SBP": 80 + 1.6 * bmi + rng.normal(0, 3, rows),
+        }
+    )
+    return frame.round().astype(float)
 
 
 # --- loading -------------------------------------------------------------------------------------
