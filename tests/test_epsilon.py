@@ -130,6 +130,10 @@ def test_advisor_finds_the_known_epsilon():
     assert advice.epsilon == pytest.approx(20, rel=0.05)
     assert advice.selection.predicted_error == pytest.approx(0.5, rel=0.1)
     assert set(advice.points.measure) == {"utility", "risk"} and len(advice.points) == 6
+    # verified by measuring at the recommendation: error 200 / 20^2 = 0.5%, distance 1 / 20
+    assert advice.meets_targets is not None
+    assert advice.measured_error == pytest.approx(0.5, rel=0.1)
+    assert advice.measured_risk == pytest.approx(0.05, rel=0.05)
 
 
 def test_held_out_tables_and_summary():

@@ -253,6 +253,9 @@ class Advice:
     utility_curve: ReciprocalCurve
     risk_curve: ReciprocalCurve
     points: pd.DataFrame  # every trial measurement
+    measured_error: float = float("nan")  # at the recommended epsilon, when verified
+    measured_risk: float = float("nan")
+    meets_targets: bool | None = None  # did the measured values meet both targets?
 
     @property
     def epsilon(self) -> float:
@@ -272,6 +275,7 @@ def advise_epsilon(
     seeds=(0, 1),
     degree: int = 2,
     bounds: tuple[float, float] | None = None,
+    verify: bool = True,
 ) -> Advice:
     """Recommend an epsilon for a target utility error (percent, of ``utility``) and a risk limit.
 
@@ -279,7 +283,9 @@ def advise_epsilon(
     :func:`privmetrics.synthesisers.make_synthesiser`); ``risk`` is a name of :data:`RISKS` or any
     ``f(real, synthetic, schema) -> float``. The trial epsilons are measured with every seed, the
     degree-2 reciprocal curves fitted through their means, and :func:`select_epsilon` applied
-    within ``bounds`` (default: a decade beyond the trial range on each side)."""
+    within ``bounds`` (default: a decade beyond the trial range on each side). With ``verify``
+    (our addition) the recommendation is measured with every seed, and the advice says whether
+    the measured error and risk meet the targets: a curve through three points can be wrong."""
     risk_measure = RISKS[risk] if isinstance(risk, str) else risk
     measures = {"utility": lambda r, z, s: utility_error(r, z, s, utility), "risk": risk_measure}
     points = measure_points(real, schema, synthesise, trial_epsilons, seeds, measures)
@@ -290,4 +296,15 @@ def advise_epsilon(
         curves["utility"], max_error, curves["risk"], risk_limit, risk_higher_is_safer,
         bounds=bounds or (low / 10, high * 10),
     )  # fmt: skip
-    return Advice(selection, curves["utility"], curves["risk"], points)
+    advice = Advice(selection, curves["utility"], curves["risk"], points)
+    if verify and np.isfinite(selection.epsilon):
+        check = measure_points(real, schema, synthesise, [selection.epsilon], seeds, measures)
+        measured = check.groupby("measure").value.mean()
+        advice.measured_error, advice.measured_risk = measured["utility"], measured["risk"]
+        safe = (
+            measured["risk"] >= risk_limit
+            if risk_higher_is_safer
+            else measured["risk"] <= risk_limit
+        )
+        advice.meets_targets = bool(measured["utility"] <= max_error and safe)
+    return advice

@@ -39,7 +39,7 @@ PROFILES: dict[str, Profile] = {
     "quick": Profile(
         name="quick",
         datasets=("texas", "flchain", "randhie"),
-        rows={"texas": 2000, "flchain": 2000, "randhie": 2000},
+        rows={"texas": 2000, "flchain": 2000, "randhie": 2000, "health": 20000},
         synthesisers={
             "ctgan": {"epochs": 10, "batch_size": 500},
             "tvae": {"epochs": 10, "batch_size": 500},
@@ -52,7 +52,7 @@ PROFILES: dict[str, Profile] = {
     "paper": Profile(
         name="paper",
         datasets=("texas", "flchain", "randhie"),
-        rows={"texas": None, "flchain": None, "randhie": None},
+        rows={"texas": None, "flchain": None, "randhie": None, "health": None},
         # SDV's defaults for CTGAN/TVAE (the paper gives none); PATE-GAN: synthcity's max_iter
         synthesisers={
             "ctgan": {"epochs": 300, "batch_size": 500},
@@ -67,7 +67,7 @@ PROFILES: dict[str, Profile] = {
     "smoke": Profile(
         name="smoke",
         datasets=("texas", "flchain"),
-        rows={"texas": 300, "flchain": 300},
+        rows={"texas": 300, "flchain": 300, "health": 300},
         synthesisers={
             "ctgan": {"epochs": 1, "batch_size": 100},
             "tvae": {"epochs": 1, "batch_size": 100},

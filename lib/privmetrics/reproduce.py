@@ -30,6 +30,7 @@ NOTEBOOKS = [
     "selection",
     "comparison",
     "alc",
+    "disclosure",
 ]
 
 

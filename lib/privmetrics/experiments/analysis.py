@@ -293,3 +293,22 @@ def select_metrics(
             )
     second = [m for m in first if m not in dropped]
     return first, second, reasons
+
+
+def verdicts(summary: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
+    """For a few metrics: the Exp 1.1 verdict and reason and the Exp 1.2 verdicts (PrivBayes and
+    PATE-GAN) per dataset, one row per (metric, dataset), in the order of ``metrics``."""
+    checks11 = sanity_exp11(summary).set_index(["metric", "dataset"])
+    out = pd.DataFrame(
+        {
+            "Exp 1.1 passes": checks11.passes,
+            "Exp 1.1 reason": checks11.reason,
+            **{
+                f"Exp 1.2 {technique}": sanity_exp12(summary, technique)
+                .set_index(["metric", "dataset"])
+                .verdict
+                for technique in ("PrivBayes", "PATE-GAN")
+            },
+        }
+    )
+    return out.loc[[m for m in metrics if m in out.index.get_level_values("metric")]]
