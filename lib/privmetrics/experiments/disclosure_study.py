@@ -24,7 +24,7 @@ def sample_size_study(
     real: pd.DataFrame,
     synthetic: pd.DataFrame,
     schema: Schema,
-    sizes=(100, 250, 500, 1000, 2000),
+    sizes=(100, 250, 500, 1000),
     seeds=range(5),
     y: float = 0.05,
 ) -> pd.DataFrame:
