@@ -77,7 +77,9 @@ def test_identifiability_without_weights_is_one_minus_authenticity_without_ties(
         noisy.loc[flip, c] = rng.permutation(noisy.loc[flip, c].to_numpy())
     # weighting by 1/entropy shrinks the many-valued columns that separate rows: fewer exposed
     weighted = compute("IdentifiabilityScore", real2, noisy, schema2)
-    assert weighted < compute("IdentifiabilityScore", real2, noisy, schema2, weighting="none") - 0.05
+    assert (
+        weighted < compute("IdentifiabilityScore", real2, noisy, schema2, weighting="none") - 0.05
+    )
 
 
 def test_attribute_inference_record_weights():

@@ -31,6 +31,7 @@ NOTEBOOKS = [
     "comparison",
     "alc",
     "disclosure",
+    "priveval",
 ]
 
 

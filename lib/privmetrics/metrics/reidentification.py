@@ -199,10 +199,11 @@ def detection_mlp(pair: Pair, folds: int = 3, scale: str = "rescaled", max_iter:
     Orientation (spec errata 11): the raw AUC is about 0.5 for Real and 1 for Random, the opposite
     of 0 = private, yet the paper rates the metric as working, so it must have been turned round.
     ``scale="rescaled"`` (default) reports clip(2 (1 - AUC), 0, 1): Real 1, a perfect detector 0.
-    ``scale="paper"`` reports 1 - AUC (Real 0.5).
+    ``scale="paper"`` reports 1 - AUC (Real 0.5). ``scale="auc"`` reports the AUC itself, PrivEval's
+    definition (near 1 = easily told apart, read there as low privacy).
     """
-    if scale not in ("rescaled", "paper"):
-        raise ValueError(f"scale must be 'rescaled' or 'paper', got {scale!r}")
+    if scale not in ("rescaled", "paper", "auc"):
+        raise ValueError(f"scale must be 'rescaled', 'paper' or 'auc', got {scale!r}")
     real, synth = pair.space("mixed")
     if min(len(real), len(synth)) < folds:
         raise ValueError(
@@ -228,6 +229,8 @@ def detection_mlp(pair: Pair, folds: int = 3, scale: str = "rescaled", max_iter:
             model.fit(data[train], labels[train])
         aucs.append(roc_auc_score(labels[test], model.predict_proba(data[test])[:, 1]))
     auc = float(np.mean(aucs))
+    if scale == "auc":
+        return auc
     return 1.0 - auc if scale == "paper" else float(np.clip(2 * (1 - auc), 0, 1))
 
 
