@@ -32,3 +32,28 @@ def tiny():
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture(scope="session")
+def make_secret_table():
+    """The factory :func:`_secret_table`, for module-scoped fixtures."""
+    return _secret_table
+
+
+def _secret_table(rows: int, seed: int, shares=(0.25, 0.25, 0.25, 0.25), sex: bool = True):
+    """Known attributes (age, region, income and optionally sex) and a categorical ``secret`` drawn
+    independently of them with the given value shares: nothing but a copy of the rows reveals it."""
+    rng = np.random.default_rng(seed)
+    columns = {
+        "age": rng.integers(18, 90, rows).astype(float),
+        "sex": rng.choice(["F", "M"], rows),
+        "region": rng.choice(list("abcdefgh"), rows),
+        "income": rng.lognormal(10, 1, rows).round(-2),
+        "secret": rng.choice(["p", "q", "r", "s"], rows, p=list(shares)),
+    }
+    if not sex:
+        del columns["sex"]
+    types = {"age": "numerical", "sex": "binary", "region": "categorical",
+             "income": "numerical", "secret": "categorical"}  # fmt: skip
+    frame = pd.DataFrame(columns)
+    return frame, Schema({c: types[c] for c in frame.columns}, sensitive=["secret"])

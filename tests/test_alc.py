@@ -116,7 +116,6 @@ def test_halting_rule():
 # --- the measurement: best-row-match attack against the random-forest baseline --------------------
 
 from privmetrics.inference import alc_score, best_row_match, measure_alc, select_targets  # noqa: E402
-from privmetrics.schema import Schema  # noqa: E402
 
 
 def test_best_row_match_test_vector():
@@ -137,25 +136,9 @@ def test_best_row_match_test_vector():
 
 
 @pytest.fixture(scope="module")
-def secret_table():
+def secret_table(make_secret_table):
     """The unknown attribute is pure noise given the known ones: only a copy can reveal it."""
-    rng = np.random.default_rng(3)
-    n = 3000
-    frame = pd.DataFrame(
-        {
-            "age": rng.integers(18, 90, n).astype(float),
-            "sex": rng.choice(["F", "M"], n),
-            "region": rng.choice(list("abcdefgh"), n),
-            "income": rng.lognormal(10, 1, n).round(-2),
-            "secret": rng.choice(["p", "q", "r", "s"], n),
-        }
-    )
-    schema = Schema(
-        {"age": "numerical", "sex": "binary", "region": "categorical", "income": "numerical",
-         "secret": "categorical"},
-        sensitive=["secret"],
-    )  # fmt: skip
-    return frame, schema
+    return make_secret_table(3000, seed=3)
 
 
 def test_alc_high_when_the_release_copies_the_data(secret_table):
@@ -209,27 +192,14 @@ def test_baseline_blocks_are_fitted_only_when_needed(secret_table):
 
 
 @pytest.fixture(scope="module")
-def dominant_table():
-    """One secret value holds 85% of the rows and nothing predicts the secret."""
-    rng = np.random.default_rng(11)
-    n = 3000
-    frame = pd.DataFrame(
-        {
-            "age": rng.integers(18, 90, n).astype(float),
-            "region": rng.choice(list("abcdefgh"), n),
-            "secret": rng.choice(["none", "p", "q", "r"], n, p=[0.85, 0.05, 0.05, 0.05]),
-        }
-    )
-    schema = Schema(
-        {"age": "numerical", "region": "categorical", "secret": "categorical"},
-        sensitive=["secret"],
-    )
-    return frame, schema
+def dominant_table(make_secret_table):
+    """One secret value ("p") holds 85% of the rows and nothing predicts the secret."""
+    return make_secret_table(3000, seed=11, shares=(0.85, 0.05, 0.05, 0.05), sex=False)
 
 
 def test_dominant_value_targets_are_down_sampled_to_about_half(dominant_table):
     frame, _ = dominant_table
-    codes = pd.factorize(frame["secret"], sort=True)[0]  # "none" = 0
+    codes = pd.factorize(frame["secret"], sort=True)[0]  # "p" = 0
     picked = select_targets(codes, 1000, np.random.default_rng(0))
     assert len(np.unique(picked)) == len(picked)
     assert 0.4 < np.mean(codes[picked] == 0) < 0.6  # 85% among all rows

@@ -1,32 +1,14 @@
 """The member / non-member design: the synthesiser re-fitted without the targets, through the cache."""
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from privmetrics.membership import member_nonmember_alc, tradeoff
-from privmetrics.schema import Schema
 from privmetrics.synthesisers.cache import SyntheticCache
 
 
 @pytest.fixture(scope="module")
-def table():
-    rng = np.random.default_rng(21)
-    n = 1500
-    frame = pd.DataFrame(
-        {
-            "age": rng.integers(18, 90, n).astype(float),
-            "region": rng.choice(list("abcdefgh"), n),
-            "income": rng.lognormal(10, 1, n).round(-2),
-            "secret": rng.choice(["p", "q", "r", "s"], n),
-        }
-    )
-    schema = Schema(
-        {"age": "numerical", "region": "categorical", "income": "numerical",
-         "secret": "categorical"},
-        sensitive=["secret"],
-    )  # fmt: skip
-    return frame, schema
+def table(make_secret_table):
+    return make_secret_table(1500, seed=21, sex=False)
 
 
 def test_real_release_loses_anonymity_under_both_baselines(table, tmp_path):
