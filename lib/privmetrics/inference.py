@@ -102,9 +102,11 @@ def best_row_match(
     return predictions, ranks
 
 
-def _features(
+def encoded_features(
     frame: pd.DataFrame, known: list[str], numerical: list[str], levels: dict
 ) -> np.ndarray:
+    """The known attributes as a numeric matrix for the forests: numbers as floats, categories
+    as their position in ``levels`` (shared by both tables)."""
     cols = [
         frame[c].to_numpy(float) if c in numerical else pd.Index(levels[c]).get_indexer(frame[c])
         for c in known
@@ -302,7 +304,7 @@ def measure_alc(
         for c in known
         if c not in numerical
     }
-    real_features = _features(real, known, numerical, levels)
+    real_features = encoded_features(real, known, numerical, levels)
     if attack == "brm":
         ranges = {
             c: float(
@@ -316,7 +318,7 @@ def measure_alc(
         )
     else:
         synth_forest = forest_predictor(
-            _features(synthetic, known, numerical, levels), synth_codes, seed
+            encoded_features(synthetic, known, numerical, levels), synth_codes, seed
         )
         attack_pred, attack_rank = forest_predictions(synth_forest, real_features[targets_at])
     blocks = BlockBaseline(

@@ -26,8 +26,8 @@ import pandas as pd
 
 from . import alc as A
 from .inference import (
-    _features,
     best_row_match,
+    encoded_features,
     forest_predictions,
     forest_predictor,
     halted_measurement,
@@ -95,7 +95,7 @@ def member_nonmember_alc(
     order = select_targets(truth, refits * targets_per_refit, rng)
     blocks = np.array_split(order, min(refits, len(order)))
     levels = {c: pd.unique(real[c]) for c in known if c not in numerical}
-    features = _features(real, known, numerical, levels)
+    features = encoded_features(real, known, numerical, levels)
     ranges = {c: float(real[c].max() - real[c].min()) or 1.0 for c in numerical}
 
     out = {k: [] for k in ("truth", "atk", "atk_rank", "ours", "ours_rank", "prior", "prior_rank")}
