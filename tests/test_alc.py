@@ -250,3 +250,12 @@ def test_alc_figure_draws_curves_pairs_and_best(secret_table):
     assert len(ax.lines) >= len(PRC_LEVELS) and ax.get_xscale() == "log"
     labels = ax.get_legend_handles_labels()[1]
     assert "ALC 0.9" in ax.get_title() and any(x.startswith("best attack: PRC 0.9") for x in labels)
+
+
+def test_best_or_recall_one_falls_back_to_every_prediction():
+    pairs = A.precision_recall([True, False, True], [0.9, 0.5, 0.1])  # 3 pairs, all wide
+    best, fell_back = A.best_or_recall_one(pairs)
+    assert fell_back and best.recall == 1.0
+    narrow = A.precision_recall([True] * 400, np.linspace(1, 0, 400), [0.5, 0.0])
+    best, fell_back = A.best_or_recall_one(narrow)
+    assert not fell_back and best.width <= 0.1

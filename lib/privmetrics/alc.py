@@ -137,6 +137,13 @@ def best_prc(pairs: pd.DataFrame, max_width: float = 0.1) -> pd.Series | None:
     return eligible.loc[eligible["prc"].idxmax()]
 
 
+def best_or_recall_one(pairs: pd.DataFrame, max_width: float = 0.1) -> tuple[pd.Series, bool]:
+    """:func:`best_prc`, or the recall-1 pair (the lowest threshold: every prediction counts) when
+    no pair is precise enough yet; the flag says whether that fallback was taken."""
+    best = best_prc(pairs, max_width)
+    return (pairs.iloc[-1], True) if best is None else (best, False)
+
+
 def thresholds_for(rank: np.ndarray, count: int) -> np.ndarray:
     """``count`` thresholds from the distinct rank scores, spaced evenly by index, always including
     the highest and the lowest (the reference code's construction, Section 3.6)."""

@@ -246,12 +246,12 @@ def halted_measurement(
         if halt:
             halt_reason, used = reason, size
             break
-    best_attack, best_base = A.best_prc(attack, max_width), A.best_prc(baseline, max_width)
-    # with no pair precise enough, fall back to recall 1 (all predictions), flagged in the reason
-    if best_attack is None or best_base is None:
+    (best_attack, fell_back), (best_base, base_fell_back) = (
+        A.best_or_recall_one(attack, max_width),
+        A.best_or_recall_one(baseline, max_width),
+    )
+    if fell_back or base_fell_back:
         halt_reason += "; no pair reached the target width, recall-1 pairs used"
-        best_attack = best_attack if best_attack is not None else attack.iloc[-1]
-        best_base = best_base if best_base is not None else baseline.iloc[-1]
     return attack, baseline, best_attack, best_base, used, halt_reason
 
 

@@ -35,7 +35,6 @@ from .inference import (
     unknown_codes,
 )
 from .schema import Schema
-from .synthesisers import make_synthesiser
 from .synthesisers.cache import SyntheticCache
 
 
@@ -52,13 +51,6 @@ class MembershipResult:
     targets: int
     fits: int  # synthesiser fits (cache hits included)
     seconds: float
-
-
-def _synthetic(cache, label, technique, params, seed, train, schema):
-    key = cache.key(label, technique, params, seed, len(train))
-    return cache.get_or_make(
-        key, lambda: make_synthesiser(technique, seed=seed, **params).fit_sample(train, schema)
-    )
 
 
 def member_nonmember_alc(
@@ -90,7 +82,7 @@ def member_nonmember_alc(
     known = list(known if known is not None else [c for c in schema.names if c != unknown])
     numerical = [c for c in schema.numerical if c in known]
     rng = np.random.default_rng(seed)
-    member = _synthetic(cache, dataset, technique, params, seed, real, schema)
+    member = cache.fit_sample(dataset, technique, params, seed, real, schema)
     truth, member_codes = unknown_codes(real[unknown], member[unknown], unknown in schema.numerical)
     order = select_targets(truth, refits * targets_per_refit, rng)
     blocks = np.array_split(order, min(refits, len(order)))
@@ -102,7 +94,7 @@ def member_nonmember_alc(
     for k, block in enumerate(blocks):
         rest = np.setdiff1d(np.arange(len(real)), block)
         label = f"{dataset}-without-block{k}-of{len(blocks)}-seed{seed}"
-        outsider = _synthetic(cache, label, technique, params, seed, real.iloc[rest], schema)
+        outsider = cache.fit_sample(label, technique, params, seed, real.iloc[rest], schema)
         _, outsider_codes = unknown_codes(
             real[unknown], outsider[unknown], unknown in schema.numerical
         )
@@ -126,12 +118,10 @@ def member_nonmember_alc(
                 attack_ok, v["atk_rank"], lambda size: (base_ok[:size], base_rank[:size])
             )
             return best_attack, best_base
-        best = []
-        for ok, rank in ((attack_ok, v["atk_rank"]), (base_ok, base_rank)):
-            pairs = A.precision_recall(ok, rank, A.thresholds_for(rank, 3))
-            chosen = A.best_prc(pairs)  # None: no pair narrow enough, use recall 1
-            best.append(chosen if chosen is not None else pairs.iloc[-1])
-        return best
+        return [
+            A.best_or_recall_one(A.precision_recall(ok, rank, A.thresholds_for(rank, 3)))[0]
+            for ok, rank in ((attack_ok, v["atk_rank"]), (base_ok, base_rank))
+        ]
 
     best_attack, base_ours = measured(v["ours"] == v["truth"], v["ours_rank"])
     _, base_prior = measured(v["prior"] == v["truth"], v["prior_rank"])

@@ -28,7 +28,7 @@ from tqdm import tqdm
 from ..datasets import REPO_ROOT, load_dataset
 from ..metrics import evaluate, select
 from ..profiles import Profile, get_profile
-from ..synthesisers import SyntheticCache, make_synthesiser
+from ..synthesisers import SyntheticCache
 from .analysis import summarise
 from .grid import Configuration, paper_configurations
 from .store import ResultsStore
@@ -57,17 +57,10 @@ def generated_table(cell: Cell, profile: Profile, cache_root: str | None = None)
     """The real sample, its schema and the cell's anonymised table (generated once, then cached)."""
     real, schema = _sample(cell.dataset, cell.rows, profile.seed)
     params = {**profile.params_for(cell.config.technique), **cell.config.synthesiser_params()}
-    cache = SyntheticCache(cache_root)
-    key = cache.key(
+    synthetic = SyntheticCache(cache_root).fit_sample(
         f"{cell.dataset}-n{len(real)}-s{profile.seed}", cell.config.technique, params, cell.seed,
-        len(real),
+        real, schema,
     )  # fmt: skip
-    synthetic = cache.get_or_make(
-        key,
-        lambda: make_synthesiser(cell.config.technique, seed=cell.seed, **params).fit_sample(
-            real, schema
-        ),
-    )
     return real, schema, synthetic
 
 

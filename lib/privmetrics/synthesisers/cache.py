@@ -48,6 +48,18 @@ class SyntheticCache:
         ]
         return self.root / f"{key['dataset']}-{key['technique']}-{digest}.pkl"
 
+    def fit_sample(
+        self, label: str, technique: str, params: dict, seed: int, train: pd.DataFrame, schema
+    ) -> pd.DataFrame:
+        """The table ``technique`` generates from ``train`` (named ``label`` in the key), from the
+        cache or fitted now and stored."""
+        from .base import make_synthesiser  # the registry imports this module
+
+        return self.get_or_make(
+            self.key(label, technique, params, seed, len(train)),
+            lambda: make_synthesiser(technique, seed=seed, **params).fit_sample(train, schema),
+        )
+
     def get_or_make(self, key: dict, make: Callable[[], pd.DataFrame]) -> pd.DataFrame:
         """The cached table for ``key``, or ``make()``'s result, stored before it is returned."""
         path = self.path(key)
