@@ -93,3 +93,74 @@ def test_famd_weighs_categories_by_inverse_share():
     a = np.array([1 / np.sqrt(0.75) - np.sqrt(0.75), -np.sqrt(0.25)])
     b = np.array([-np.sqrt(0.75), 1 / np.sqrt(0.25) - np.sqrt(0.25)])
     assert abs(coords[3] - coords[0]) == pytest.approx(np.linalg.norm(a - b))
+
+
+def _reference_knn(query, index, k, exclude_self=False):
+    """Exact k-NN by math.dist on every pair (overflow-safe), ties to the lower index."""
+    import math
+
+    dist, idx = [], []
+    for i, q in enumerate(query):
+        d = [(math.dist(q, x), j) for j, x in enumerate(index) if not (exclude_self and i == j)]
+        best = sorted(d)[:k]
+        dist.append([b[0] for b in best])
+        idx.append([b[1] for b in best])
+    return np.array(dist), np.array(idx)
+
+
+@pytest.mark.parametrize("exclude_self", [False, True])
+def test_many_near_duplicates_are_ranked_exactly(rng, exclude_self):
+    # 300 rows within float32 rounding of one point, some exact copies: the old float32
+    # preselection with a margin of 6 candidates lost the copy among them (issue 19)
+    base = rng.random(60) * 3
+    data = base + rng.normal(0, 1e-7, (300, 60)) * rng.integers(0, 2, (300, 1))
+    data[::7] = base
+    query = data if exclude_self else data[::-1].copy()
+    dist, idx = knn(query, data, k=3, exclude_self=exclude_self)
+    ref_dist, ref_idx = _reference_knn(query, data, 3, exclude_self)
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_allclose(dist, ref_dist, rtol=1e-12, atol=0)
+    if not exclude_self:
+        assert (dist[:, 0] == 0).all()  # every query row is a row of the index
+
+
+@pytest.mark.parametrize("dims", [3, 20])  # a 3-D space too: too large for the KD-tree route
+def test_exact_neighbours_whatever_the_scale(rng, dims):
+    data = rng.random((60, dims))
+    data[0, 0] = 1e300
+    data[1, 0] = -1e300
+    data[2, :] = 1e300  # with a 1e300 everywhere a square overflows float64
+    data[3] = data[4] + 1e-12
+    data[5, 1] = 1e-300
+    query = np.vstack([data[::-1], rng.random((5, dims)) * 1e12])
+    dist, idx = knn(query, data, k=2)
+    ref_dist, ref_idx = _reference_knn(query, data, 2)
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_allclose(dist, ref_dist, rtol=1e-12)
+    assert (dist[:60, 0] == 0).all()
+
+
+def test_knn_rejects_non_finite_coordinates(rng):
+    bad = rng.random((5, 3))
+    bad[2, 1] = np.inf
+    with pytest.raises(ValueError, match="finite"):
+        knn(bad, rng.random((5, 3)))
+
+
+def test_identity_pair_at_texas_scale_finds_every_copy():
+    """Texas 25,000 rows against itself: every real row's nearest synthetic row is its copy at
+    distance 0 in both spaces, so IdentifiabilityScore is the share of rows without a duplicate
+    (d(y, Y) = 0 exactly for those), counted here by pandas (issue 19: 0.99728 was returned)."""
+    from privmetrics.datasets import load_dataset
+    from privmetrics.metrics import compute
+    from privmetrics.pair import Pair
+
+    real, schema = load_dataset("texas")
+    pair = Pair(real, real.copy(), schema)
+    for space in ("mixed", "entropy"):
+        assert (pair.nearest_distance("real", "synthetic", space) == 0).all(), space
+    expected = 1 - real.duplicated(keep=False).mean()
+    assert compute("IdentifiabilityScore", real, real.copy(), schema) == pytest.approx(
+        expected, abs=1e-12
+    )
+    assert expected == pytest.approx(0.99968)
