@@ -123,3 +123,73 @@ def test_killed_run_resumes_without_loss_or_duplicates(tmp_path):
     assert len(kept) == len(before)  # nothing finished before the kill was lost ...
     assert (kept.finished == kept.finished_before).all()  # ... or recomputed
     assert (kept.score == kept.score_before).all()
+
+
+def test_store_records_sessions_and_cell_provenance(tmp_path):
+    store = small_grid(tmp_path)
+    sessions = store.sessions()
+    assert len(sessions) == 1 and sessions.cells[0] == store.count("cells")
+    assert sessions.wall_seconds[0] > 0 and sessions.cores[0] >= 1
+    assert sessions.commit_id[0] and sessions.profile[0] == "smoke"
+    cells = store.cells()
+    assert (cells.cell_seconds >= cells.synth_seconds).all()
+    assert cells.commit_id.notna().all()
+    small_grid(tmp_path)  # nothing left to compute: no new session
+    assert len(store.sessions()) == 1
+
+
+def test_store_migrates_an_older_database(tmp_path):
+    """A store written before the provenance columns existed opens, gains them, and keeps its rows."""
+    db = tmp_path / "old.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.executescript(
+            "CREATE TABLE cells (dataset TEXT, config TEXT, run INTEGER, technique TEXT, params TEXT,"
+            " seed INTEGER, rows INTEGER, synth_seconds REAL, version TEXT, finished TEXT,"
+            " PRIMARY KEY (dataset, config, run));"
+            "INSERT INTO cells VALUES ('toy', 'Random', 0, 'random', '{}', 0, 10, 0.1, '0.1', 'x');"
+        )
+    store = ResultsStore(db)
+    store.write_cell(
+        cell(run=1), [{"metric": "DCR", "category": "c", "score": 0.5, "seconds": 0.1}]
+    )
+    assert store.count("cells") == 2 and store.results().cell_seconds.isna().all()
+
+
+def test_store_errors_name_the_file_and_what_to_do(tmp_path):
+    from privmetrics.experiments.store import StoreError
+
+    bad = tmp_path / "broken.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match=r"broken\.sqlite.*move it away"):
+        ResultsStore(bad)
+
+
+def test_workers_end_with_their_runner(tmp_path):
+    """A process started by a runner stops within seconds once the runner is killed."""
+    script = (
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import os, time; "
+        "from privmetrics.experiments.runner import exit_with_parent; "
+        "exit_with_parent(os.getppid()); time.sleep(60)'])\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    time.sleep(2)  # the child is running and watching
+    assert _alive(child)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and _alive(child):
+        time.sleep(0.1)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for its reaper counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return "\nState:\tZ" not in fh.read()
+    except FileNotFoundError:
+        return False

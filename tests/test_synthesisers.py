@@ -55,6 +55,24 @@ def test_deterministic_under_a_seed(table, name):
         assert not a.equals(fast(name, seed=4).fit_sample(frame, schema))
 
 
+@pytest.mark.slow
+def test_neural_output_does_not_depend_on_the_callers_thread_count(table):
+    """torch sums in another order with another thread count; the synthesiser fixes its own."""
+    import torch
+
+    frame, schema = table
+    before = torch.get_num_threads()
+    outputs = []
+    try:
+        for threads in (2, 1):
+            torch.set_num_threads(threads)
+            outputs.append(fast("ctgan", seed=3).fit_sample(frame, schema))
+            assert torch.get_num_threads() == threads  # restored after fit and sample
+    finally:
+        torch.set_num_threads(before)
+    pd.testing.assert_frame_equal(*outputs)
+
+
 def test_real_is_the_identity(table):
     frame, schema = table
     pd.testing.assert_frame_equal(make_synthesiser("real").fit_sample(frame, schema), frame)
@@ -135,4 +153,80 @@ def test_cache_generates_each_table_once(table, tmp_path):
     assert len(calls) == 1 and cache.misses == 1
     other = cache.key("toy", "random", {"seed": 1}, seed=2, rows=len(frame))
     assert cache.path(other) != cache.path(key)
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def _cached_pair(table, tmp_path):
+    from privmetrics.synthesisers import SyntheticCache
+
+    frame, schema = table
+    cache = SyntheticCache(tmp_path)
+    keys = [cache.key("toy", "random", {}, seed=s, rows=len(frame)) for s in (1, 2)]
+    tables = [
+        cache.get_or_make(
+            k, lambda s=s: make_synthesiser("random", seed=s).fit_sample(frame, schema)
+        )
+        for k, s in zip(keys, (1, 2), strict=True)
+    ]
+    return cache, keys, tables
+
+
+def test_cache_is_parquet_not_pickle(table, tmp_path):
+    import pyarrow.parquet as pq
+
+    cache, keys, _ = _cached_pair(table, tmp_path)
+    path = cache.path(keys[0])
+    assert path.suffix == ".parquet" and pq.read_table(path).num_rows == len(table[0])
+    assert not list(tmp_path.glob("*.pkl"))
+
+
+@pytest.mark.parametrize("damage", ["truncate", "swap", "edit"])
+def test_cache_detects_a_damaged_or_swapped_file_and_regenerates(table, tmp_path, damage):
+    from privmetrics.synthesisers.cache import CacheWarning, SyntheticCache
+
+    cache, keys, tables = _cached_pair(table, tmp_path)
+    path, other = cache.path(keys[0]), cache.path(keys[1])
+    if damage == "truncate":
+        path.write_bytes(path.read_bytes()[:200])
+    elif damage == "swap":
+        path.write_bytes(other.read_bytes())
+    else:  # rewrite the values but keep the metadata of the original
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        stored = pq.read_table(path)
+        edited = tables[0].copy()
+        edited.iloc[0, 0] = edited.iloc[1, 0]
+        arrow = pa.Table.from_pandas(edited, preserve_index=False)
+        pq.write_table(arrow.replace_schema_metadata(stored.schema.metadata), path)
+    calls = []
+
+    def make():
+        calls.append(1)
+        return tables[0]
+
+    with pytest.warns(CacheWarning, match=str(path.name)):
+        again = SyntheticCache(tmp_path).get_or_make(keys[0], make)
+    assert calls == [1]
+    pd.testing.assert_frame_equal(again, tables[0])
+    # regenerated and stored again: the next read is a silent hit
+    fresh = SyntheticCache(tmp_path)
+    pd.testing.assert_frame_equal(fresh.get_or_make(keys[0], make), tables[0])
+    assert fresh.hits == 1 and calls == [1]
+
+
+def test_cache_writers_of_one_key_never_collide(table, tmp_path):
+    """Twenty threads writing one key at once: each uses its own temporary file (one shared
+    '.tmp' name made 17 of 20 such trials fail with FileNotFoundError)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from privmetrics.synthesisers import SyntheticCache
+
+    frame, schema = table
+    made = make_synthesiser("random", seed=1).fit_sample(frame, schema)
+    cache = SyntheticCache(tmp_path)
+    key = cache.key("toy", "random", {}, seed=1, rows=len(frame))
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda _: cache.write(cache.path(key), key, made), range(20)))
+    pd.testing.assert_frame_equal(SyntheticCache(tmp_path).get_or_make(key, lambda: None), made)
     assert not list(tmp_path.glob("*.tmp"))

@@ -59,6 +59,21 @@ def _run(args) -> int:
     return 0
 
 
+def _generate(args) -> int:
+    from .experiments.runner import generate_tables
+
+    made = generate_tables(
+        args.profile,
+        datasets=args.datasets,
+        techniques=tuple(args.techniques) if args.techniques else None,
+        runs=args.runs,
+        cache_root=args.cache,
+        n_jobs=args.jobs,
+    )
+    print(f"{made} tables in the cache")
+    return 0
+
+
 def _audit(args) -> int:
     from .audit import main as audit_main
 
@@ -95,11 +110,22 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument(
         "--techniques", type=comma_list, help="comma-separated; default: all twelve configurations"
     )
-    run.add_argument("--metrics", default="all", help="all, final, or comma-separated names")
+    run.add_argument(
+        "--metrics", default="everything", help="everything, all, final, or comma-separated names"
+    )
     run.add_argument("--rows", type=int, help="rows per dataset; default: the profile's")
     run.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")
     run.add_argument("--cache", help="synthetic-table cache folder; default: data/cache/synthetic")
     run.add_argument("--jobs", type=int, help="parallel cells; default: the profile's")
+    generate = commands.add_parser(
+        "generate", help="fill the synthetic-table cache of a profile's grid without scoring"
+    )
+    generate.add_argument("--profile", default="paper")
+    generate.add_argument("--datasets", type=comma_list, help="default: the profile's")
+    generate.add_argument("--techniques", type=comma_list, help="default: every technique")
+    generate.add_argument("--runs", type=int, help="runs per configuration; default: min_runs")
+    generate.add_argument("--cache", help="cache folder; default: data/cache/synthetic")
+    generate.add_argument("--jobs", type=int, help="parallel fits; default: the profile's")
     audit = commands.add_parser(
         "audit", help="score a synthetic table against the real one (CSV or Parquet)"
     )
@@ -119,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {
         "audit": _audit,
         "run": _run,
+        "generate": _generate,
         "list": _list,
         "bench": _bench,
         "bench-synth": _bench_synth,

@@ -83,13 +83,14 @@ def quantile_bins(
 
 
 def discretise(
-    real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, columns, n_bins: int = 10
+    real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, columns, n_bins: int | None = 10
 ):
     """Integer codes of ``columns`` for both frames: categories via one shared factorisation,
-    numericals via :func:`quantile_bins`. Returns two int arrays of shape (rows, len(columns))."""
+    numericals via :func:`quantile_bins` (or, with ``n_bins=None``, factorised like categories,
+    so that only equal values share a code). Returns two int arrays of shape (rows, len(columns))."""
     real_codes, synth_codes = [], []
     for col in columns:
-        if col in schema.numerical:
+        if col in schema.numerical and n_bins is not None:
             r, s = quantile_bins(real[col], synthetic[col], n_bins)
         else:
             codes, _ = pd.factorize(pd.concat([real[col], synthetic[col]], ignore_index=True))

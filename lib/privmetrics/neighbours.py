@@ -15,7 +15,7 @@ the lower index. Two routes:
   below ``upper`` is a candidate, and the candidates' exact distances decide. No true neighbour
   can fall outside the band, however many rows sit within rounding of each other (25,000 copies
   of one row included). The earlier float32 preselection with a fixed margin of 6 candidates
-  missed the copy when more than 7 rows fell within float32 rounding of it (issue 19).
+  missed the copy when more than 7 rows fell within float32 rounding of it.
 
 Scale: coordinates are centred and, when any exceeds ``2**480``, multiplied by a power of two
 (exact) so that no square overflows; the exact distances use a per-pair scaling (as ``hypot``
@@ -138,3 +138,21 @@ def _brute_knn(query, index, k, exclude_self):
         dist[rows[cand_row[best]], rank[best]] = cand_d[best]
         idx[rows[cand_row[best]], rank[best]] = cand_col[best]
     return dist, idx
+
+
+def farthest_distance(query: np.ndarray, index: np.ndarray) -> float:
+    """The largest distance between any query row and any index row (one matrix product per
+    batch: max_j |x_j|^2 - 2 q.x_j, plus |q|^2; rounding relative to the squared norms, which is
+    what a normaliser needs)."""
+    query = np.ascontiguousarray(query, dtype=np.float64)
+    index = np.ascontiguousarray(index, dtype=np.float64)
+    centre = index.mean(axis=0)
+    q, x = query - centre, index - centre
+    x_norm = np.einsum("ij,ij->i", x, x)
+    batch = max(1, BATCH_BYTES // (8 * len(index)))
+    largest = 0.0
+    for start in range(0, len(q), batch):
+        block = q[start : start + batch]
+        sq = (x_norm - 2 * block @ x.T).max(axis=1) + np.einsum("ij,ij->i", block, block)
+        largest = max(largest, float(sq.max()))
+    return float(np.sqrt(max(largest, 0.0)))

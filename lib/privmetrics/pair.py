@@ -7,7 +7,9 @@ by eight of them). A :class:`Pair` caches them, so a full-suite run does every q
   FAMD projection of :mod:`privmetrics.projection`) or ``"entropy"`` (the mixed space with every
   column weighted by 1/entropy, for the Identifiability Score);
 * ``neighbours(query, index, k, space)``: ``query`` and ``index`` are ``"real"`` or ``"synthetic"``;
-  when they are the same frame, a row is never its own neighbour.
+  when they are the same frame, a row is never its own neighbour;
+* ``memo(key, compute)``: any other ingredient that several metrics or variants share (a
+  classifier's AUC, the largest pair distance), computed once.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .encoding import MixedEncoder, column_entropy
-from .neighbours import knn
+from .neighbours import farthest_distance, knn
 from .projection import FAMD
 from .schema import Schema
 from .validation import ValidationReport, validate
@@ -35,6 +37,13 @@ class Pair:
         self.seed = seed
         self._spaces: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._knn: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._memo: dict = {}
+
+    def memo(self, key, compute):
+        """``compute()``, once per pair and ``key``."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     # --- encodings ---------------------------------------------------------------------------
     def space(self, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -74,3 +83,13 @@ class Pair:
     def nearest_distance(self, query: str, index: str, space: str = "mixed") -> np.ndarray:
         """Distance from every ``query`` row to its nearest ``index`` row (one value per row)."""
         return self.neighbours(query, index, 1, space)[0][:, 0]
+
+    def farthest(
+        self, query: str = "real", index: str = "synthetic", space: str = "mixed"
+    ) -> float:
+        """The largest distance between any ``query`` row and any ``index`` row, cached."""
+        coords = dict(zip(SIDES, self.space(space), strict=True))
+        return self.memo(
+            ("farthest", query, index, space),
+            lambda: farthest_distance(coords[query], coords[index]),
+        )

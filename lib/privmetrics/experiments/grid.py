@@ -1,8 +1,12 @@
 """The experiment grid of Section 6.5: dataset x technique configuration x run.
 
 Twelve configurations per dataset, in the order the figures use (most private first): Random,
-PrivBayes and PATE-GAN at epsilon 0.2, 1, 2, 10, CTGAN, TVAE and Real. The Uniform baseline
-(Section 8.3) can be added as a thirteenth with ``with_uniform=True``.
+PrivBayes and PATE-GAN at epsilon 0.2, 1, 2, 10, CTGAN, TVAE and Real. Four more are recorded
+beside them so that every difference from the paper can be measured: PATE-GAN with the settings
+the paper ran ("PATE-GAN (paper)": synthcity's 10 teachers and vote noise of scale 1,000, see
+:mod:`privmetrics.synthesisers.pategan`) at the same four epsilons. The analyses take either our
+PATE-GAN or the paper's (:func:`privmetrics.experiments.ways.edition`), never both. The Uniform
+baseline (Section 8.3) can be added with ``with_uniform=True``.
 """
 
 from __future__ import annotations
@@ -24,18 +28,30 @@ DISPLAY = {
 }
 
 
+# synthcity's PATE-GAN defaults that make every teacher vote a coin flip (Section 7.2's symptom)
+PAPER_PATEGAN = {"n_teachers": 10, "lam": 1e-3}
+
+
 @dataclass(frozen=True)
 class Configuration:
-    """One technique with its privacy parameter: the unit of a column in Figures 5, 6, 13, 14."""
+    """One technique with its privacy parameter: the unit of a column in Figures 5, 6, 13, 14.
+
+    ``setting`` names a non-default parameter set of the technique (``"paper"``: the settings the
+    paper ran); it is part of the label, the parameters are in ``params``."""
 
     technique: str
     epsilon: float | None = None
     params: dict = field(default_factory=dict, compare=False, hash=False)
+    setting: str = ""
+
+    @property
+    def display(self) -> str:
+        name = DISPLAY.get(self.technique, self.technique)
+        return f"{name} ({self.setting})" if self.setting else name
 
     @property
     def label(self) -> str:
-        name = DISPLAY.get(self.technique, self.technique)
-        return name if self.epsilon is None else f"{name} ε={self.epsilon:g}"
+        return self.display if self.epsilon is None else f"{self.display} ε={self.epsilon:g}"
 
     def synthesiser_params(self) -> dict:
         return {**self.params, **({} if self.epsilon is None else {"epsilon": self.epsilon})}
@@ -45,14 +61,19 @@ class Configuration:
 
 
 def paper_configurations(
-    techniques: tuple[str, ...] | None = None, with_uniform: bool = False
+    techniques: tuple[str, ...] | None = None,
+    with_uniform: bool = False,
+    with_paper_settings: bool = False,
 ) -> list[Configuration]:
-    """The twelve configurations of Section 6.5, optionally restricted to some techniques."""
+    """The twelve configurations of Section 6.5 (plus PATE-GAN with the paper's settings when
+    ``with_paper_settings``), optionally restricted to some techniques."""
     configs = [Configuration("random")]
     if with_uniform:
         configs.append(Configuration("uniform"))
     configs += [Configuration("privbayes", e) for e in EPSILONS]
     configs += [Configuration("pategan", e) for e in EPSILONS]
+    if with_paper_settings:
+        configs += [Configuration("pategan", e, PAPER_PATEGAN, "paper") for e in EPSILONS]
     configs += [Configuration("ctgan"), Configuration("tvae"), Configuration("real")]
     if techniques is not None:
         unknown = set(techniques) - {c.technique for c in configs}
@@ -64,5 +85,6 @@ def paper_configurations(
 
 def configuration_order(labels) -> list[str]:
     """Labels sorted in grid order (unknown labels last, alphabetically)."""
-    order = {c.label: i for i, c in enumerate(paper_configurations(with_uniform=True))}
+    configs = paper_configurations(with_uniform=True, with_paper_settings=True)
+    order = {c.label: i for i, c in enumerate(configs)}
     return sorted(labels, key=lambda lab: (order.get(lab, len(order)), lab))

@@ -10,12 +10,20 @@ Runs follow Section 6.1: ``min_runs`` per configuration, then one more run at a 
 ``max_runs``, for each configuration on which some metric's standard error of the mean is still
 above ``sem_threshold``. Seeds: run r uses seed ``profile.seed + r`` for both the synthesiser and
 the metrics. Cells run in parallel with joblib (``n_jobs``); inside
-``joblib.parallel_config(backend="dask")`` the same grid runs on a Dask cluster.
+``joblib.parallel_config(backend="dask")`` the same grid runs on a Dask cluster. Each worker caps
+its BLAS/OpenMP/torch threads to its share of the cores (:mod:`privmetrics.threads`), and a worker
+whose runner died stops within a second instead of computing on for minutes.
+
+Where the results go: ``results/<profile>.sqlite`` (``PRIVMETRICS_RESULTS`` overrides the
+folder). The ``paper`` profile's store is tracked in git (``results/paper.sqlite``), so a fresh
+clone builds the paper edition from it and computes only what is missing. Every session is
+recorded in the store with its commit, machine and wall time.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,9 +37,11 @@ from ..datasets import REPO_ROOT, load_dataset
 from ..metrics import evaluate, select
 from ..profiles import Profile, get_profile
 from ..synthesisers import SyntheticCache
+from ..threads import available_cores, limited, per_worker
 from .analysis import summarise
 from .grid import Configuration, paper_configurations
-from .store import ResultsStore
+from .store import ResultsStore, current_commit
+from .ways import edition
 
 
 def results_path(profile: str) -> Path:
@@ -64,14 +74,43 @@ def generated_table(cell: Cell, profile: Profile, cache_root: str | None = None)
     return real, schema, synthetic
 
 
+_WATCHED = False
+
+
+def exit_with_parent(parent: int) -> None:
+    """In a worker process started by ``parent``: end this process (within a second) once the
+    parent is gone, so a killed runner leaves no worker computing and writing on. Does nothing in
+    the parent itself or in a process that ``parent`` did not start (a Dask worker)."""
+    global _WATCHED
+    if _WATCHED or os.getpid() == parent or os.getppid() != parent:
+        return
+    _WATCHED = True
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
+
+
 def compute_cell(
-    cell: Cell, metrics: list[str], profile: Profile, cache_root: str | None
+    cell: Cell,
+    metrics: list[str],
+    profile: Profile,
+    cache_root: str | None,
+    threads: int = 1,
+    parent: int | None = None,
 ) -> tuple[dict, list[dict]]:
-    """Generate (or fetch) the cell's anonymised table and score ``metrics`` on it."""
+    """Generate (or fetch) the cell's anonymised table and score ``metrics`` on it, with at most
+    ``threads`` BLAS/OpenMP threads."""
+    if parent is not None:
+        exit_with_parent(parent)
     start = time.perf_counter()
-    real, schema, synthetic = generated_table(cell, profile, cache_root)
-    synth_seconds = time.perf_counter() - start
-    scores = evaluate(real, synthetic, schema, metrics=metrics, seed=cell.seed)
+    with limited(threads):
+        real, schema, synthetic = generated_table(cell, profile, cache_root)
+        synth_seconds = time.perf_counter() - start
+        scores = evaluate(real, synthetic, schema, metrics=metrics, seed=cell.seed)
     record = {
         "dataset": cell.dataset,
         "config": cell.config.label,
@@ -81,6 +120,7 @@ def compute_cell(
         "seed": cell.seed,
         "rows": len(real),
         "synth_seconds": synth_seconds,
+        "cell_seconds": time.perf_counter() - start,
     }
     return record, scores.to_dict("records")
 
@@ -89,54 +129,115 @@ def run_grid(
     profile: str = "quick",
     datasets: list[str] | None = None,
     techniques: tuple[str, ...] | None = None,
-    metrics: str | list[str] = "all",
+    metrics: str | list[str] = "everything",
     rows: int | None = None,
     store: ResultsStore | None = None,
     cache_root: str | None = None,
     n_jobs: int | None = None,
     progress: bool = True,
 ) -> ResultsStore:
-    """Compute every missing cell of the profile's grid, then the extra runs the SEM rule asks for."""
+    """Compute every missing cell of the profile's grid (the twelve configurations and PATE-GAN
+    with the paper's settings), then the extra runs the SEM rule asks for. ``metrics`` as
+    :func:`~privmetrics.metrics.select` reads it; by default every registered measure and every
+    definition variant."""
     settings = get_profile(profile)
     store = store or ResultsStore(results_path(profile))
     datasets = list(datasets or settings.datasets)
-    configs = paper_configurations(techniques)
+    configs = paper_configurations(techniques, with_paper_settings=True)
     names = [m.name for m in select(metrics)]
     runs = {(d, c.label): settings.min_runs for d in datasets for c in configs}
-    while True:
-        done = store.done()
-        pending = [
-            Cell(d, rows or settings.rows_for(d), c, r, settings.seed + r)
-            for d in datasets
-            for c in configs
-            for r in range(runs[d, c.label])
-            if not set(names) <= done.get((d, c.label, r), set())
-        ]
-        _execute(
-            pending, done, names, settings, store, cache_root, n_jobs or settings.n_jobs, progress
-        )
-        more = _needing_more_runs(store, runs, names, settings)
-        if not more:
-            return store
-        for key in more:
-            runs[key] += 1
+    n_jobs = n_jobs or settings.n_jobs
+    session = None
+    start, written = time.perf_counter(), 0
+    try:
+        while True:
+            done = store.done()
+            pending = [
+                Cell(d, rows or settings.rows_for(d), c, r, settings.seed + r)
+                for d in datasets
+                for c in configs
+                for r in range(runs[d, c.label])
+                if not set(names) <= done.get((d, c.label, r), set())
+            ]
+            if pending and session is None:
+                session = store.start_session(
+                    settings.name, current_commit(REPO_ROOT), n_jobs, available_cores()
+                )
+            written += _execute(pending, done, names, settings, store, cache_root, n_jobs, progress)
+            more = _needing_more_runs(store, runs, names, settings)
+            if not more:
+                return store
+            for key in more:
+                runs[key] += 1
+    finally:
+        if session is not None:
+            store.end_session(session, written, time.perf_counter() - start)
 
 
-def _execute(cells, done, names, settings, store, cache_root, n_jobs, progress) -> None:
+def _execute(cells, done, names, settings, store, cache_root, n_jobs, progress) -> int:
+    """Compute ``cells`` (longest first) and write each as it finishes; returns how many."""
     if not cells:
-        return
+        return 0
+    commit = current_commit(REPO_ROOT)
+    threads, parent = per_worker(n_jobs), os.getpid()
     tasks = (
         delayed(compute_cell)(
             c, [m for m in names if m not in done.get((c.dataset, c.config.label, c.run), set())],
-            settings, cache_root,
+            settings, cache_root, threads, parent,
         )
-        for c in cells
+        for c in sorted(cells, key=_expected_cost, reverse=True)
     )  # fmt: skip
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    written = 0
     for record, scores in tqdm(
         parallel(tasks), total=len(cells), desc=f"grid ({settings.name})", disable=not progress
     ):
-        store.write_cell(record, scores)
+        store.write_cell({**record, "commit_id": commit}, scores)
+        written += 1
+    return written
+
+
+# rough relative cost of generating a table (the neural fits dominate), to start the longest first
+TECHNIQUE_COST = {"ctgan": 100, "tvae": 50, "pategan": 5}
+
+
+def _expected_cost(cell: Cell) -> tuple:
+    return (TECHNIQUE_COST.get(cell.config.technique, 1), cell.rows or 10**9, -cell.run)
+
+
+def generate_tables(
+    profile: str = "paper",
+    datasets: list[str] | None = None,
+    techniques: tuple[str, ...] | None = None,
+    runs: int | None = None,
+    cache_root: str | None = None,
+    n_jobs: int | None = None,
+    progress: bool = True,
+) -> int:
+    """Fill the synthetic-table cache for the profile's grid without scoring anything (the slow
+    neural fits can run ahead of the metrics); returns the number of tables now cached."""
+    settings = get_profile(profile)
+    configs = paper_configurations(techniques, with_paper_settings=True)
+    cells = [
+        Cell(d, settings.rows_for(d), c, r, settings.seed + r)
+        for d in datasets or settings.datasets
+        for c in configs
+        for r in range(runs or settings.min_runs)
+    ]
+    n_jobs = n_jobs or settings.n_jobs
+    threads, parent = per_worker(n_jobs), os.getpid()
+
+    def make(cell):
+        exit_with_parent(parent)
+        with limited(threads):
+            generated_table(cell, settings, cache_root)
+        return cell
+
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    tasks = (delayed(make)(c) for c in sorted(cells, key=_expected_cost, reverse=True))
+    return sum(
+        1 for _ in tqdm(parallel(tasks), total=len(cells), desc="tables", disable=not progress)
+    )
 
 
 def _needing_more_runs(store, runs, names, settings) -> list[tuple[str, str]]:
@@ -151,12 +252,15 @@ def _needing_more_runs(store, runs, names, settings) -> list[tuple[str, str]]:
 
 
 def load_results(
-    profile: str, run: bool = True, metrics: str | list[str] = "all", **grid
+    profile: str,
+    run: bool = True,
+    metrics: str | list[str] = "all",
+    way: str = "ours",
+    **grid,
 ) -> pd.DataFrame:
-    """The profile's results for ``metrics`` (as :func:`privmetrics.metrics.select` reads them) as a
-    tidy DataFrame, computing any missing cell first when ``run``."""
-    store = (
-        run_grid(profile, metrics=metrics, **grid) if run else ResultsStore(results_path(profile))
-    )
-    results = store.results()
+    """The profile's results as edition ``way`` (:func:`.ways.edition`: ``"ours"``, ``"paper"``,
+    ``"priveval"``) for ``metrics`` (as :func:`privmetrics.metrics.select` reads them), as a tidy
+    DataFrame; when ``run``, any missing cell is computed first."""
+    store = run_grid(profile, **grid) if run else ResultsStore(results_path(profile))
+    results = edition(store.results(), way)
     return results[results.metric.isin([m.name for m in select(metrics)])].reset_index(drop=True)

@@ -1,17 +1,26 @@
 """The results database (SQLite): one row per dataset, configuration, run and metric.
 
-Two tables. ``cells`` has one row per generated table (dataset, configuration, run), with its
-technique, parameters, seed, rows, synthesis time and the library version. ``scores`` has one row
-per metric on that table. A finished cell is written in **one transaction** (its cell row and all
-its scores), so a run killed at any moment leaves either the whole cell or nothing of it; the
-primary keys make a duplicate impossible. The view ``results`` joins the two into the tidy table
-the notebooks read.
+Three tables. ``cells`` has one row per generated table (dataset, configuration, run), with its
+technique, parameters, seed, rows, synthesis time, the cell's wall time, the library version and
+the commit that computed it. ``scores`` has one row per metric on that table. A finished cell is
+written in **one transaction** (its cell row and all its scores), so a run killed at any moment
+leaves either the whole cell or nothing of it; the primary keys make a duplicate impossible.
+``sessions`` has one row per runner invocation that computed something: profile, commit, start and
+end, cores and load, and how many cells it wrote (the provenance of a shipped store). The view
+``results`` joins cells and scores into the tidy table the notebooks read.
+
+Any SQLite failure is raised as :class:`StoreError`, which names the database file and says what
+to do.
 """
 
 from __future__ import annotations
 
+import os
+import platform
 import sqlite3
+import subprocess
 from collections.abc import Iterable
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
@@ -31,29 +40,93 @@ CREATE TABLE IF NOT EXISTS scores (
     PRIMARY KEY (dataset, config, run, metric),
     FOREIGN KEY (dataset, config, run) REFERENCES cells (dataset, config, run)
 );
-CREATE VIEW IF NOT EXISTS results AS
+CREATE TABLE IF NOT EXISTS sessions (
+    started TEXT NOT NULL, ended TEXT, profile TEXT NOT NULL, commit_id TEXT, version TEXT,
+    host TEXT, cores INTEGER, load REAL, n_jobs INTEGER, cells INTEGER, wall_seconds REAL
+);
+"""
+VIEW = """
+DROP VIEW IF EXISTS results;
+CREATE VIEW results AS
     SELECT s.dataset, s.config, c.technique, c.params, s.run, c.seed, c.rows, s.metric,
-           s.category, s.score, s.seconds, c.synth_seconds, c.version, s.finished
+           s.category, s.score, s.seconds, c.synth_seconds, c.cell_seconds, c.version,
+           c.commit_id, s.finished
     FROM scores s JOIN cells c USING (dataset, config, run);
 """
+# columns added after the first stores were written: (table, column, type)
+ADDED_COLUMNS = (("cells", "cell_seconds", "REAL"), ("cells", "commit_id", "TEXT"))
+
+
+class StoreError(RuntimeError):
+    """The results database cannot be used; the message names the file and what to do."""
+
+
+def current_commit(root: Path) -> str:
+    """The git commit of ``root`` ("<sha>+dirty" when lib/ has uncommitted changes), or "unknown"."""
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True,
+            check=True, timeout=10,
+        ).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "lib"], cwd=root, capture_output=True, text=True,
+            timeout=10,
+        ).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return sha + ("+dirty" if dirty else "")
 
 
 class ResultsStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as conn:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"results database {self.path}: cannot create its folder ({exc}); "
+                "choose a writable location (--store or PRIVMETRICS_RESULTS)"
+            ) from exc
+        with self._connection() as conn:
             conn.executescript(SCHEMA)
+            for table, column, kind in ADDED_COLUMNS:
+                present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+                if column not in present:
+                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            conn.executescript(VIEW)
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=60)
-        conn.execute("PRAGMA foreign_keys = ON")
-        return conn
+    @contextmanager
+    def _connection(self):
+        """A connection in one transaction (committed on success, rolled back on error); any
+        SQLite error becomes a :class:`StoreError` naming the file."""
+        try:
+            conn = sqlite3.connect(self.path, timeout=60)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        try:
+            conn.execute("PRAGMA foreign_keys = ON")
+            with conn:
+                yield conn
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        finally:
+            conn.close()
+
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        if isinstance(exc, sqlite3.DatabaseError) and "not a database" in str(exc):
+            advice = "the file is damaged or not a results database: move it away and run again"
+        elif "locked" in str(exc):
+            advice = "another process holds it: wait for it to finish, or use another --store"
+        elif "readonly" in str(exc) or "unable to open" in str(exc):
+            advice = "it is not writable here: check its permissions or use another --store"
+        else:
+            advice = "check the file, or move it away and run again to start a new one"
+        return StoreError(f"results database {self.path}: {exc} ({advice})")
 
     def done(self) -> dict[tuple[str, str, int], set[str]]:
         """(dataset, config, run) -> the metrics already scored on that cell."""
         out: dict[tuple[str, str, int], set[str]] = {}
-        with self._connect() as conn:
+        with self._connection() as conn:
             for d, c, r, m in conn.execute("SELECT dataset, config, run, metric FROM scores"):
                 out.setdefault((d, c, int(r)), set()).add(m)
         return out
@@ -61,36 +134,82 @@ class ResultsStore:
     def write_cell(self, cell: dict, scores: Iterable[dict]) -> None:
         """Record one finished cell and its scores atomically (one transaction).
 
-        ``cell`` holds dataset, config, run, technique, params, seed, rows, synth_seconds;
-        ``scores`` one dict per metric with metric, category, score, seconds. A score the cell
-        already has is kept and the new one ignored (first writer wins), so two runners on one
-        database never duplicate a row.
+        ``cell`` holds dataset, config, run, technique, params, seed, rows, synth_seconds and
+        optionally cell_seconds and commit_id; ``scores`` one dict per metric with metric,
+        category, score, seconds. A score the cell already has is kept and the new one ignored
+        (first writer wins), so two runners on one database never duplicate a row.
         """
         now = datetime.now(UTC).isoformat(timespec="seconds")
         key = (cell["dataset"], cell["config"], int(cell["run"]))
-        conn = self._connect()
-        try:
-            with conn:  # commits on success, rolls back on any exception
-                conn.execute(
-                    "INSERT OR IGNORE INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*key, cell["technique"], cell["params"], int(cell["seed"]), int(cell["rows"]),
-                     cell.get("synth_seconds"), version("privmetrics"), now),
-                )  # fmt: skip
-                conn.executemany(
-                    "INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(*key, s["metric"], s["category"], float(s["score"]), float(s["seconds"]), now)
-                     for s in scores],
-                )  # fmt: skip
-        finally:
-            conn.close()
+        rows = [
+            (*key, s["metric"], s["category"], float(s["score"]), float(s["seconds"]), now)
+            for s in scores
+        ]
+        with self._connection() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO cells (dataset, config, run, technique, params, seed, rows,"
+                " synth_seconds, version, finished, cell_seconds, commit_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*key, cell["technique"], cell["params"], int(cell["seed"]), int(cell["rows"]),
+                 cell.get("synth_seconds"), version("privmetrics"), now,
+                 cell.get("cell_seconds"), cell.get("commit_id")),
+            )  # fmt: skip
+            conn.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def start_session(self, profile: str, commit_id: str, n_jobs: int, cores: int) -> int:
+        """Record the start of a runner session; returns its id (for :meth:`end_session`)."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+        with self._connection() as conn:
+            cursor = conn.execute(
+                "INSERT INTO sessions (started, profile, commit_id, version, host, cores, load,"
+                " n_jobs, cells) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                (now, profile, commit_id, version("privmetrics"), platform.node(), cores, load,
+                 n_jobs),
+            )  # fmt: skip
+            return int(cursor.lastrowid)
+
+    def end_session(self, session: int, cells: int, wall_seconds: float) -> None:
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._connection() as conn:
+            conn.execute(
+                "UPDATE sessions SET ended = ?, cells = ?, wall_seconds = ? WHERE rowid = ?",
+                (now, cells, wall_seconds, session),
+            )
+
+    def sessions(self) -> pd.DataFrame:
+        with self._connection() as conn:
+            return pd.read_sql_query("SELECT rowid AS session, * FROM sessions", conn)
 
     def results(self) -> pd.DataFrame:
         """Every score with its cell's details (the ``results`` view) as a DataFrame."""
-        with self._connect() as conn:
+        with self._connection() as conn:
             return pd.read_sql_query("SELECT * FROM results", conn)
+
+    def cells(self) -> pd.DataFrame:
+        with self._connection() as conn:
+            return pd.read_sql_query("SELECT * FROM cells", conn)
 
     def count(self, table: str = "scores") -> int:
         if table not in ("scores", "cells"):
             raise ValueError(f"no table {table!r}")
-        with self._connect() as conn:
+        with self._connection() as conn:
             return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+    def delete_metrics(self, metrics: Iterable[str]) -> int:
+        """Remove every score of ``metrics`` (to recompute them after a change of definition);
+        returns the number of rows removed."""
+        names = list(metrics)
+        with self._connection() as conn:
+            cursor = conn.executemany("DELETE FROM scores WHERE metric = ?", [(m,) for m in names])
+            return int(cursor.rowcount)
+
+    def compact(self) -> None:
+        """VACUUM the file (before shipping it)."""
+        conn = sqlite3.connect(self.path)
+        try:
+            conn.execute("VACUUM")
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        finally:
+            conn.close()

@@ -6,7 +6,8 @@ functions that run them.
 >>> evaluate(real, synthetic, schema, metrics="all")    # a tidy DataFrame, one row per metric
 
 Importing the three category modules registers their metrics in the paper's order (Tables 2-4);
-an added measure follows the paper's metrics of its category.
+an added measure follows the paper's metrics of its category. :mod:`.variants` then registers the
+other papers' definitions of the same metrics (``DCR@priveval``, ``MDCR@paper``, ...).
 """
 
 from __future__ import annotations
@@ -19,11 +20,19 @@ from tqdm import tqdm
 
 from ..pair import Pair
 from ..schema import Schema
-from . import reconstruction, reidentification, tracing  # noqa: F401  (registers the metrics)
-from .registry import REGISTRY, Category, MetricSpec, get_metric, register
+
+# importing registers: the metrics in the paper's order, then (variants, last) their variants
+from . import (  # noqa: F401
+    reconstruction,
+    reidentification,
+    tracing,
+    variants,
+)
+from .registry import REGISTRY, VARIANTS, Category, MetricSpec, get_metric, register
 
 __all__ = [
     "REGISTRY",
+    "VARIANTS",
     "Category",
     "MetricSpec",
     "compute",
@@ -35,8 +44,9 @@ __all__ = [
 
 
 def select(metrics: str | Iterable[str] = "all") -> list[MetricSpec]:
-    """``"all"``, ``"paper"`` (the paper's 21), ``"final"`` (the paper's final seven, Table 12), or
-    names (a list or "A,B")."""
+    """``"all"`` (every registered measure), ``"paper"`` (the paper's 21), ``"final"`` (the
+    paper's final seven, Table 12), ``"variants"`` (other papers' definitions, ``NAME@tag``),
+    ``"everything"`` (all and the variants), or names (a list or "A,B")."""
     if isinstance(metrics, str):
         if metrics == "all":
             return list(REGISTRY.values())
@@ -44,6 +54,10 @@ def select(metrics: str | Iterable[str] = "all") -> list[MetricSpec]:
             return [m for m in REGISTRY.values() if m.paper]
         if metrics in ("final", "selected"):
             return [m for m in REGISTRY.values() if m.final]
+        if metrics == "variants":
+            return list(VARIANTS.values())
+        if metrics == "everything":
+            return [*REGISTRY.values(), *VARIANTS.values()]
         metrics = [m.strip() for m in metrics.split(",") if m.strip()]
     return [get_metric(name) for name in metrics]
 

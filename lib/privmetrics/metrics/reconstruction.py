@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from .. import disclosure as rod
 from ..encoding import MixedEncoder, column_entropy, discretise
@@ -100,8 +101,9 @@ def attribute_inference(pair: Pair, tolerance: float = 0.1, weights: str = "attr
     return float(np.dot(weights, f1))
 
 
-def _key_and_secret_codes(pair: Pair, n_bins: int):
-    """Integer codes of the key tuple columns and one id per sensitive tuple, for both frames."""
+def _key_and_secret_codes(pair: Pair, n_bins: int | None):
+    """Integer codes of the key tuple columns and one id per sensitive tuple, for both frames
+    (numericals in ``n_bins`` quantile bins, or by exact value when ``n_bins`` is None)."""
     keys, sensitive = list(pair.schema.key), list(pair.schema.sensitive)
     key_r, key_s = discretise(pair.real, pair.synthetic, pair.schema, keys, n_bins)
     sec_r, sec_s = discretise(pair.real, pair.synthetic, pair.schema, sensitive, n_bins)
@@ -129,7 +131,9 @@ def categorical_zero_cap(pair: Pair, n_bins: int = 10) -> float:
     or 0 when T_eq is empty; score = AVG_y p(y). The printed ``1 - AVG`` is SDMetrics' orientation,
     which footnote 1 reverses. Numerical key or sensitive attributes are first cut into ``n_bins``
     quantile bins fitted on the real data (the paper does not say how; SDMetrics needs discrete
-    values). Vectorised: counts per key and per (key, secret) by group-by, joined to the real rows.
+    values). ``n_bins=None`` compares them by exact value, as SDMetrics on label-encoded data
+    (what the paper ran; the variant ``CZeroCAP@paper``). Vectorised: counts per key and per
+    (key, secret) by group-by, joined to the real rows.
     """
     key_r, key_s, sec_r, sec_s = _key_and_secret_codes(pair, n_bins)
     columns = [f"k{i}" for i in range(key_r.shape[1])]
@@ -156,41 +160,69 @@ def categorical_zero_cap(pair: Pair, n_bins: int = 10) -> float:
     final=True,
     params={"n_bins": 10, "batch": 2048},
 )
-def categorical_generalized_cap(pair: Pair, n_bins: int = 10, batch: int = 2048) -> float:
+def categorical_generalized_cap(pair: Pair, n_bins: int | None = 10, batch: int = 2048) -> float:
     """Like CZeroCAP, but T_eq is every synthetic row that matches y on the most key attributes.
 
     Algorithm 3: start with mu = |A_K| matching keys and lower mu until some synthetic row agrees
     with y on mu key attributes; those rows (all ties, as in SDMetrics' Hamming-nearest keys) form
     T_eq and p(y) = share of them with y's sensitive values. Reported = AVG_y p(y) (footnote 1).
-    Numerical attributes are binned as in CZeroCAP.
+    Numerical attributes are binned as in CZeroCAP (``n_bins=None``: exact values, the variant
+    ``CGeneralizedCAP@paper``).
 
     Vectorised: the synthetic key tuples are reduced to distinct tuples with their counts; the
     number of matching key attributes between every real row and every distinct synthetic tuple is
-    one product of one-hot matrices, taken in batches of real rows.
+    a product of one-hot matrices, taken in batches of real rows. Codes held by at least 1% of the
+    distinct tuples go into a dense product; the rarer ones (exact numerical values) into a sparse
+    one, whose cost is the number of matching pairs.
     """
     key_r, key_s, sec_r, sec_s = _key_and_secret_codes(pair, n_bins)
     uniq, inverse = np.unique(key_s, axis=0, return_inverse=True)
     inverse = inverse.ravel()
     n_secrets = int(max(sec_r.max(), sec_s.max())) + 1
-    counts = np.zeros((len(uniq), n_secrets))  # synthetic rows per (distinct key tuple, secret)
-    np.add.at(counts, (inverse, sec_s), 1)
-    per_tuple = counts.sum(axis=1)
-    # one-hot over (key attribute, code) so that a dot product counts matching attributes
-    offsets = np.concatenate([[0], np.cumsum(np.maximum(key_r.max(0), key_s.max(0)) + 1)[:-1]])
-    width = int(offsets[-1] + max(key_r[:, -1].max(), key_s[:, -1].max()) + 1)
-    synth_hot = np.zeros((len(uniq), width), dtype=np.float32)
-    synth_hot[np.arange(len(uniq))[:, None], uniq + offsets] = 1
+    # synthetic rows per (distinct key tuple, secret), sparse: exact numerical secrets are many
+    counts = sparse.csc_matrix(
+        (np.ones(len(inverse)), (inverse, sec_s)), shape=(len(uniq), n_secrets)
+    )
+    per_tuple = np.asarray(counts.sum(axis=1)).ravel()
+    dense_r, dense_s, sparse_r, sparse_s = _split_one_hot(key_r, uniq, min_share=0.01)
     p = np.empty(len(key_r))
     for start in range(0, len(key_r), batch):
         rows = slice(start, start + batch)
-        real_hot = np.zeros((len(key_r[rows]), width), dtype=np.float32)
-        real_hot[np.arange(len(real_hot))[:, None], key_r[rows] + offsets] = 1
-        matches = real_hot @ synth_hot.T
-        nearest = matches == matches.max(axis=1, keepdims=True)
+        matches = np.asarray(dense_r[rows] @ dense_s.T, dtype=np.float32)
+        if sparse_s.nnz:
+            matches += (sparse_r[rows] @ sparse_s.T).toarray()
+        nearest = (matches == matches.max(axis=1, keepdims=True)).astype(np.float32)
         total = nearest @ per_tuple
-        correct = (nearest * counts[:, sec_r[rows]].T).sum(axis=1)
+        correct = np.asarray(counts[:, sec_r[rows]].T.multiply(nearest).sum(axis=1)).ravel()
         p[rows] = correct / total
     return float(p.mean())
+
+
+def _split_one_hot(key_r: np.ndarray, uniq: np.ndarray, min_share: float):
+    """One-hot encodings of the real key rows and the distinct synthetic key tuples over
+    (attribute, code), split into a dense float32 part (codes held by at least ``min_share`` of
+    the tuples) and a sparse CSR part (the rest). Returns (dense real, dense tuples, sparse real,
+    sparse tuples); a dot product of the two parts' rows counts the attributes that match."""
+    offsets = np.concatenate([[0], np.cumsum(np.maximum(key_r.max(0), uniq.max(0)) + 1)[:-1]])
+    width = int(offsets[-1] + max(key_r[:, -1].max(), uniq[:, -1].max()) + 1)
+    real_cols, synth_cols = (key_r + offsets).ravel(), (uniq + offsets).ravel()
+    frequent = np.bincount(synth_cols, minlength=width) >= max(1.0, min_share * len(uniq))
+    dense_index = np.cumsum(frequent) - 1  # column in the dense part of a frequent code
+
+    def split(cols: np.ndarray, n_rows: int):
+        row = np.repeat(np.arange(n_rows), key_r.shape[1])
+        keep = frequent[cols]
+        dense = np.zeros((n_rows, int(frequent.sum())), dtype=np.float32)
+        dense[row[keep], dense_index[cols[keep]]] = 1
+        rare = sparse.csr_matrix(
+            (np.ones(int((~keep).sum()), dtype=np.float32), (row[~keep], cols[~keep])),
+            shape=(n_rows, width),
+        )
+        return dense, rare
+
+    dense_r, sparse_r = split(real_cols, len(key_r))
+    dense_s, sparse_s = split(synth_cols, len(uniq))
+    return dense_r, dense_s, sparse_r, sparse_s
 
 
 @register(

@@ -3,12 +3,17 @@
 A metric is a function ``f(pair, **params) -> float`` decorated with :func:`register`, which records
 its metadata as a :class:`MetricSpec`. Scores follow the paper's convention (Section 3): in
 [0, 1], 0 = complete privacy, 1 = no privacy.
+
+A *variant* is the same metric with other parameters that give another paper's definition, under
+its own score name ``<metric>@<tag>`` (``DCR@priveval``, ``MDCR@paper``): :func:`register_variant`
+puts it in :data:`VARIANTS`, beside the registry, so that experiments record both numbers in the
+same cell and no table has to be generated twice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
@@ -39,11 +44,13 @@ class MetricSpec:
     source: str = ""  # the paper's citation for the metric
     final: bool = False  # in the paper's final selection (Table 12)
     params: dict = field(default_factory=dict)  # default parameters
+    base: str | None = None  # a variant: the registered metric it re-parameterises
+    note: str = ""  # a variant: whose definition it is and why it differs
 
     @property
     def paper(self) -> bool:
         """One of the comparison paper's 21 metrics (the others are measures we added)."""
-        return self.algorithm is not None
+        return self.algorithm is not None and self.base is None
 
     @property
     def doc(self) -> str:
@@ -71,6 +78,7 @@ class MetricSpec:
 
 
 REGISTRY: dict[str, MetricSpec] = {}
+VARIANTS: dict[str, MetricSpec] = {}
 
 
 def register(name: str, **meta) -> Callable:
@@ -85,9 +93,30 @@ def register(name: str, **meta) -> Callable:
     return decorate
 
 
+def register_variant(base: str, tag: str, note: str, **params) -> MetricSpec:
+    """Register ``<base>@<tag>``: metric ``base`` with ``params`` (which must be its parameters)."""
+    spec = REGISTRY[base]
+    unknown = set(params) - set(spec.params)
+    if unknown:
+        raise TypeError(
+            f"{base} has no parameter(s) {sorted(unknown)}; it takes {sorted(spec.params)}"
+        )
+    name = f"{base}@{tag}"
+    if name in VARIANTS:
+        raise ValueError(f"variant {name!r} is registered twice")
+    VARIANTS[name] = replace(
+        spec, name=name, params={**spec.params, **params}, base=base, note=note, final=False
+    )
+    return VARIANTS[name]
+
+
 def get_metric(name: str) -> MetricSpec:
-    """Look a metric up by name (case-insensitive)."""
-    lowered = {k.lower(): k for k in REGISTRY}
+    """Look a metric or a variant up by name (case-insensitive)."""
+    known = {**REGISTRY, **VARIANTS}
+    lowered = {k.lower(): k for k in known}
     if name.lower() not in lowered:
-        raise KeyError(f"unknown metric {name!r}; registered metrics: {', '.join(REGISTRY)}")
-    return REGISTRY[lowered[name.lower()]]
+        raise KeyError(
+            f"unknown metric {name!r}; registered metrics: {', '.join(REGISTRY)}; "
+            f"variants: {', '.join(VARIANTS)}"
+        )
+    return known[lowered[name.lower()]]
