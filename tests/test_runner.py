@@ -166,18 +166,27 @@ def test_store_errors_name_the_file_and_what_to_do(tmp_path):
 
 def test_workers_end_with_their_runner(tmp_path):
     """A process started by a runner stops within seconds once the runner is killed."""
+    ready = tmp_path / "watching"
+    worker = tmp_path / "worker.py"
+    worker.write_text(
+        "import os, time\n"
+        "from privmetrics.experiments.runner import exit_with_parent\n"
+        "exit_with_parent(os.getppid())\n"
+        f"open({str(ready)!r}, 'w').close()\n"
+        "time.sleep(60)\n"
+    )
     script = (
         "import subprocess, sys, time\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import os, time; "
-        "from privmetrics.experiments.runner import exit_with_parent; "
-        "exit_with_parent(os.getppid()); time.sleep(60)'])\n"
+        f"child = subprocess.Popen([sys.executable, {str(worker)!r}])\n"
         "print(child.pid, flush=True)\n"
         "time.sleep(60)\n"
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     child = int(parent.stdout.readline())
-    time.sleep(2)  # the child is running and watching
-    assert _alive(child)
+    deadline = time.time() + 60
+    while time.time() < deadline and not ready.exists():  # imports take seconds under load
+        time.sleep(0.1)
+    assert ready.exists() and _alive(child)
     os.kill(parent.pid, signal.SIGKILL)
     parent.wait()
     deadline = time.time() + 10

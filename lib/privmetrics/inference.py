@@ -33,6 +33,7 @@ from sklearn.ensemble import RandomForestClassifier
 from . import alc as A
 from .fidelity import shared_codes
 from .schema import Schema
+from .threads import thread_budget
 
 
 @dataclass
@@ -83,22 +84,31 @@ def best_row_match(
     classes = int(candidate_unknown.max()) + 1
     predictions = np.empty(len(targets), dtype=np.int64)
     ranks = np.empty(len(targets))
-    cand = {c: candidates[c].to_numpy() for c in known}
+    # categories as shared integer codes and numbers as floats, once: comparing object arrays
+    # of strings chunk after chunk cost most of the attack's time
+    query, cand = {}, {}
+    for c in known:
+        if c in numerical:
+            query[c], cand[c] = targets[c].to_numpy(float), candidates[c].to_numpy(float)
+        else:
+            codes, _ = pd.factorize(pd.concat([targets[c], candidates[c]], ignore_index=True))
+            query[c], cand[c] = codes[: len(targets)], codes[len(targets) :]
+    one_hot = np.eye(classes, dtype=bool)[candidate_unknown]  # candidates x classes
     for start in range(0, len(targets), chunk):
-        block = targets.iloc[start : start + chunk]
-        g = np.zeros((len(block), len(candidates)))
-        for c in known:
-            q = block[c].to_numpy()
+        stop = min(start + chunk, len(targets))
+        g = np.zeros((stop - start, len(candidates)))
+        for c in known:  # the same order of summation as the definition: identical rounding
+            q = query[c][start:stop]
             if c in numerical:
-                g += np.abs(q[:, None].astype(float) - cand[c][None, :].astype(float)) / ranges[c]
+                g += np.abs(q[:, None] - cand[c][None, :]) / ranges[c]
             else:
                 g += q[:, None] != cand[c][None, :]
         g = np.round(g / len(known), 3)
         g_min = g.min(axis=1)
         match = g == g_min[:, None]
-        counts = np.stack([(match & (candidate_unknown == k)).sum(1) for k in range(classes)], 1)
-        predictions[start : start + len(block)] = counts.argmax(1)
-        ranks[start : start + len(block)] = (1 - g_min) * counts.max(1) / match.sum(1)
+        counts = match.astype(np.float32) @ one_hot.astype(np.float32)  # matches per class
+        predictions[start:stop] = counts.argmax(1)
+        ranks[start:stop] = (1 - g_min) * counts.max(1) / match.sum(1)
     return predictions, ranks
 
 
@@ -121,7 +131,7 @@ def forest_predictor(
     min_samples_split 10, min_samples_leaf 5, balanced classes), fitted on encoded features."""
     forest = RandomForestClassifier(
         n_estimators=100, max_depth=10, max_features="sqrt", min_samples_split=10,
-        min_samples_leaf=5, class_weight=class_weight, random_state=seed, n_jobs=1,
+        min_samples_leaf=5, class_weight=class_weight, random_state=seed, n_jobs=thread_budget(),
     )  # fmt: skip
     return forest.fit(train, train_codes)
 

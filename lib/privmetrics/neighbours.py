@@ -7,20 +7,23 @@ the lower index. Two routes:
 * low-dimensional spaces (at most ``TREE_MAX_DIMS`` columns, e.g. the 2-D FAMD projection): a
   scikit-learn KD-tree, which computes distances from the differences;
 * wider spaces (the one-hot mixed space has ~100 columns): brute force in batches, with a
-  *proven* candidate band. One float64 matrix product gives, for every (query, index) pair,
+  *proven* candidate band. One matrix product gives, for every (query, index) pair,
   ``m = (1 - c)|x|^2 - 2 q.x``; with ``c`` a bound on the relative rounding error of that product
-  (``4 (p + 4)`` units of float64 rounding, p the dimension), ``m + (1 - c)|q|^2`` is a *lower
-  bound* of the true squared distance. The k smallest ``m`` give k rows whose exact distances
-  bound the k-th neighbour's distance from above (``upper``); every row whose lower bound is
-  below ``upper`` is a candidate, and the candidates' exact distances decide. No true neighbour
-  can fall outside the band, however many rows sit within rounding of each other (25,000 copies
-  of one row included). The earlier float32 preselection with a fixed margin of 6 candidates
-  missed the copy when more than 7 rows fell within float32 rounding of it.
+  and of the coordinates' own rounding (``4 (p + 4)`` units of rounding, p the dimension),
+  ``m + (1 - c)|q|^2`` is a *lower bound* of the true squared distance. The k smallest ``m`` give
+  k rows whose exact distances bound the k-th neighbour's distance from above; every row whose
+  lower bound is below that is a candidate, and the candidates' exact distances decide. No true
+  neighbour can fall outside the band, however many rows sit within rounding of each other
+  (25,000 copies of one row included). Because the band is proven for any precision, the
+  product runs in float32 (twice as fast as float64) whenever the values' spread allows
+  (at most ``2**40`` after centring); the band then holds about three candidates per row on
+  Texas. Batches run on as many threads as BLAS may use. An earlier float32 preselection with a
+  fixed margin of 6 candidates missed the copy when more than 7 rows fell within rounding of it.
 
-Scale: coordinates are centred and, when any exceeds ``2**480``, multiplied by a power of two
-(exact) so that no square overflows; the exact distances use a per-pair scaling (as ``hypot``
-does) in that case, so values up to about 1e300 give exact neighbours too. Non-finite input is
-rejected.
+Scale: coordinates are centred and multiplied by a power of two (exact): to bring the largest
+near 1 for float32, or, in float64, below ``2**480`` so that no square overflows. The exact
+distances then use a per-pair scaling (as ``hypot`` does), so values up to about 1e300 give exact
+neighbours too. Non-finite input is rejected.
 """
 
 from __future__ import annotations
@@ -32,8 +35,7 @@ BATCH_BYTES = 128 * 2**20  # memory of one query batch's float64 block
 PAIR_CHUNK = 2**21  # candidate pairs whose exact distances are computed at once (x dims)
 TREE_MAX_DIMS = 8
 SAFE_MAGNITUDE = 2.0**480  # squares and their sums stay far from float64 overflow below this
-UNIT = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
-TINY = 2.0**-1074  # the smallest subnormal: the absolute rounding error below the normal range
+FLOAT32_MAGNITUDE = 2.0**40  # spread up to which the candidate search runs in float32
 
 
 def knn(query: np.ndarray, index: np.ndarray, k: int = 1, exclude_self: bool = False):
@@ -104,21 +106,20 @@ def exact_distances(query: np.ndarray, index: np.ndarray, rows, cols) -> np.ndar
 
 
 def _brute_knn(query, index, k, exclude_self):
-    centre = index.mean(axis=0)  # centring shrinks the norms, and so the rounding band
-    q, x = query - centre, index - centre
-    largest = max(_magnitude(q), _magnitude(x))
-    scale = 2.0 ** -max(0, int(np.ceil(np.log2(largest))) - 480) if largest > 0 else 1.0
-    q, x = q * scale, x * scale  # a power of two: exact
+    q, x, scale, dtype = _approximate_coordinates(query, index)
     dims = q.shape[1]
-    c = 4 * (dims + 4) * UNIT  # relative rounding bound of m and of the centring
-    slack = 8 * (dims + 4) * TINY  # absolute bound of subnormal rounding
-    q_norm, x_norm = np.einsum("ij,ij->i", q, q), np.einsum("ij,ij->i", x, x)
-    q_aug = np.hstack([q, np.ones((len(q), 1))])
-    x_aug = np.ascontiguousarray(np.hstack([-2 * x, ((1 - c) * x_norm)[:, None]]).T)
-    batch = max(1, BATCH_BYTES // (8 * len(index)))
+    unit = np.finfo(dtype).eps / 2
+    c = 4 * (dims + 4) * unit  # relative bound: product, coordinate rounding, centring
+    slack = 8 * (dims + 4) * float(np.finfo(dtype).smallest_subnormal)  # below the normal range
+    q_norm = np.einsum("ij,ij->i", q, q, dtype=np.float64)
+    x_norm = np.einsum("ij,ij->i", x, x, dtype=np.float64)
+    q_aug = np.hstack([q, np.ones((len(q), 1), dtype)])
+    x_aug = np.ascontiguousarray(np.hstack([-2 * x, ((1 - c) * x_norm)[:, None].astype(dtype)]).T)
+    batch = max(1, BATCH_BYTES // (np.dtype(dtype).itemsize * len(index)))
     dist = np.empty((len(query), k))
     idx = np.empty((len(query), k), dtype=np.int64)
-    for start in range(0, len(query), batch):
+
+    def one_batch(start: int) -> None:
         rows = np.arange(start, min(start + batch, len(query)))
         m = q_aug[rows] @ x_aug  # (1 - c)|x|^2 - 2 q.x; + (1 - c)|q|^2 is a lower bound of d^2
         if exclude_self:
@@ -126,10 +127,10 @@ def _brute_knn(query, index, k, exclude_self):
         first = m.argmin(axis=1)[:, None] if k == 1 else np.argpartition(m, k - 1, axis=1)[:, :k]
         first_d = exact_distances(query, index, np.repeat(rows, k), first.ravel())
         upper = (first_d.reshape(len(rows), k).max(axis=1) * scale) ** 2
-        limit = upper - (1 - c) * q_norm[rows] + c * upper + slack
-        band = m <= limit[:, None]
+        limit = upper * (1 + 2 * c) - (1 - 2 * c) * q_norm[rows] + slack
+        band = m <= limit[:, None].astype(dtype)
         band[np.arange(len(rows))[:, None], first] = True  # in the band by construction
-        cand_row, cand_col = np.nonzero(band)
+        cand_row, cand_col = np.divmod(np.flatnonzero(band), band.shape[1])
         cand_d = exact_distances(query, index, rows[cand_row], cand_col)
         order = np.lexsort((cand_col, cand_d, cand_row))
         cand_row, cand_col, cand_d = cand_row[order], cand_col[order], cand_d[order]
@@ -137,22 +138,64 @@ def _brute_knn(query, index, k, exclude_self):
         best = rank < k
         dist[rows[cand_row[best]], rank[best]] = cand_d[best]
         idx[rows[cand_row[best]], rank[best]] = cand_col[best]
+
+    in_parallel(one_batch, range(0, len(query), batch))
     return dist, idx
 
 
+def _approximate_coordinates(query, index):
+    """Centred coordinates for the candidate search, scaled by a power of two (exact): float32
+    with the largest coordinate near 1 when the values' spread allows it (twice as fast, and
+    the band is proven for float32 as well), else float64 with no square able to overflow.
+    Returns (query, index, scale, dtype)."""
+    centre = index.mean(axis=0)  # centring shrinks the norms, and so the rounding band
+    q, x = query - centre, index - centre
+    largest = max(_magnitude(q), _magnitude(x))
+    if largest == 0:
+        return q, x, 1.0, np.float64
+    if largest <= FLOAT32_MAGNITUDE:
+        scale = 2.0 ** -int(np.ceil(np.log2(largest)))
+        return (q * scale).astype(np.float32), (x * scale).astype(np.float32), scale, np.float32
+    scale = 2.0 ** -max(0, int(np.ceil(np.log2(largest))) - 480)
+    return q * scale, x * scale, scale, np.float64
+
+
+def in_parallel(work, starts) -> None:
+    """Run ``work(start)`` for every start on as many threads as BLAS may use (numpy releases the
+    GIL in the matrix product and the row scans), each with a one-thread BLAS; serially when
+    BLAS has one thread. The caller's thread budget (:mod:`privmetrics.threads`) is respected."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    from .threads import thread_budget
+
+    starts = list(starts)
+    workers = min(thread_budget(), len(starts))
+    if workers <= 1:
+        for start in starts:
+            work(start)
+        return
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        list(pool.map(work, starts))
+
+
 def farthest_distance(query: np.ndarray, index: np.ndarray) -> float:
-    """The largest distance between any query row and any index row (one matrix product per
-    batch: max_j |x_j|^2 - 2 q.x_j, plus |q|^2; rounding relative to the squared norms, which is
-    what a normaliser needs)."""
+    """The largest distance between any query row and any index row, to float32 rounding (a
+    normaliser, not a neighbour): one matrix product per batch, max_j |x_j|^2 - 2 q.x_j plus
+    |q|^2, then the winning pair of each batch measured exactly in float64."""
     query = np.ascontiguousarray(query, dtype=np.float64)
     index = np.ascontiguousarray(index, dtype=np.float64)
-    centre = index.mean(axis=0)
-    q, x = query - centre, index - centre
+    q, x, _, dtype = _approximate_coordinates(query, index)
     x_norm = np.einsum("ij,ij->i", x, x)
-    batch = max(1, BATCH_BYTES // (8 * len(index)))
-    largest = 0.0
-    for start in range(0, len(q), batch):
+    batch = max(1, BATCH_BYTES // (np.dtype(dtype).itemsize * len(index)))
+    found = []
+
+    def one_batch(start: int) -> None:
         block = q[start : start + batch]
-        sq = (x_norm - 2 * block @ x.T).max(axis=1) + np.einsum("ij,ij->i", block, block)
-        largest = max(largest, float(sq.max()))
-    return float(np.sqrt(max(largest, 0.0)))
+        sq = (x_norm - 2 * block @ x.T) + np.einsum("ij,ij->i", block, block)[:, None]
+        row, col = np.unravel_index(np.argmax(sq), sq.shape)
+        found.append(exact_distances(query, index, [start + row], [col])[0])
+
+    in_parallel(one_batch, range(0, len(q), batch))
+    return float(max(found))

@@ -4,8 +4,9 @@ Many metrics need the same encodings and nearest-neighbour queries (real -> synt
 by eight of them). A :class:`Pair` caches them, so a full-suite run does every query once:
 
 * ``space``: ``"mixed"`` (the distance space of :mod:`privmetrics.encoding`), ``"famd"`` (the 2-D
-  FAMD projection of :mod:`privmetrics.projection`) or ``"entropy"`` (the mixed space with every
-  column weighted by 1/entropy, for the Identifiability Score);
+  FAMD projection of :mod:`privmetrics.projection`), ``"entropy"`` (the mixed space with every
+  column weighted by 1/entropy, for the Identifiability Score) or ``"keys"`` (the mixed space of
+  the key attributes alone, the attacker's view in Attribute Inference);
 * ``neighbours(query, index, k, space)``: ``query`` and ``index`` are ``"real"`` or ``"synthetic"``;
   when they are the same frame, a row is never its own neighbour;
 * ``memo(key, compute)``: any other ingredient that several metrics or variants share (a
@@ -55,8 +56,13 @@ class Pair:
                 model = MixedEncoder(self.schema, weights=self.entropy_weights).fit(self.real)
             elif name == "famd":
                 model = FAMD(self.schema, n_components=2).fit(self.real)
+            elif name == "keys":
+                keys = list(self.schema.key)
+                model = MixedEncoder(self.schema.subset(keys)).fit(self.real[keys])
             else:
-                raise ValueError(f"unknown space {name!r}; use 'mixed', 'entropy' or 'famd'")
+                raise ValueError(
+                    f"unknown space {name!r}; use 'mixed', 'entropy', 'famd' or 'keys'"
+                )
             self._spaces[name] = (model.transform(self.real), model.transform(self.synthetic))
         return self._spaces[name]
 

@@ -24,6 +24,15 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def thread_budget() -> int:
+    """Threads this process may use now: the BLAS pool's current size (what :func:`limited` caps),
+    or the available cores when no BLAS pool is loaded. For scikit-learn's ``n_jobs``."""
+    from threadpoolctl import threadpool_info
+
+    blas = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+    return max(blas) if blas else available_cores()
+
+
 def per_worker(n_jobs: int) -> int:
     """Threads each of ``n_jobs`` parallel workers may use: the cores shared out, at least one."""
     return max(1, available_cores() // max(1, n_jobs))

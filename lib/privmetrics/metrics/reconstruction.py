@@ -13,9 +13,8 @@ import pandas as pd
 from scipy import sparse
 
 from .. import disclosure as rod
-from ..encoding import MixedEncoder, column_entropy, discretise
+from ..encoding import column_entropy, discretise
 from ..inference import alc_score, measure_alc
-from ..neighbours import knn
 from ..pair import Pair
 from .registry import Category, register
 
@@ -62,9 +61,8 @@ def attribute_inference(pair: Pair, tolerance: float = 0.1, weights: str = "attr
     """
     if weights not in ("attribute", "record"):
         raise ValueError(f"weights must be 'attribute' or 'record', got {weights!r}")
-    keys, sensitive = list(pair.schema.key), list(pair.schema.sensitive)
-    encoder = MixedEncoder(pair.schema.subset(keys)).fit(pair.real[keys])
-    _, idx = knn(encoder.transform(pair.real[keys]), encoder.transform(pair.synthetic[keys]), k=1)
+    sensitive = list(pair.schema.sensitive)
+    _, idx = pair.neighbours("real", "synthetic", 1, "keys")
     guesses = pair.synthetic[sensitive].iloc[idx[:, 0]].reset_index(drop=True)
     f1, per_record, entropies = [], [], []
     for col in sensitive:
@@ -181,21 +179,37 @@ def categorical_generalized_cap(pair: Pair, n_bins: int | None = 10, batch: int 
     n_secrets = int(max(sec_r.max(), sec_s.max())) + 1
     # synthetic rows per (distinct key tuple, secret), sparse: exact numerical secrets are many
     counts = sparse.csc_matrix(
-        (np.ones(len(inverse)), (inverse, sec_s)), shape=(len(uniq), n_secrets)
+        (np.ones(len(inverse), dtype=np.float32), (inverse, sec_s)), shape=(len(uniq), n_secrets)
     )
-    per_tuple = np.asarray(counts.sum(axis=1)).ravel()
+    per_tuple = np.asarray(counts.sum(axis=1), dtype=np.float32).ravel()
     dense_r, dense_s, sparse_r, sparse_s = _split_one_hot(key_r, uniq, min_share=0.01)
     p = np.empty(len(key_r))
     for start in range(0, len(key_r), batch):
         rows = slice(start, start + batch)
-        matches = np.asarray(dense_r[rows] @ dense_s.T, dtype=np.float32)
+        matches = dense_r[rows] @ dense_s.T  # float32: small integer counts, exact
         if sparse_s.nnz:
-            matches += (sparse_r[rows] @ sparse_s.T).toarray()
-        nearest = (matches == matches.max(axis=1, keepdims=True)).astype(np.float32)
+            extra = (sparse_r[rows] @ sparse_s.T).tocoo()
+            matches[extra.row, extra.col] += extra.data
+        nearest = np.equal(
+            matches, matches.max(axis=1, keepdims=True), out=matches, casting="unsafe"
+        )  # 1.0 for the tuples at the largest number of matching keys, in place
         total = nearest @ per_tuple
-        correct = np.asarray(counts[:, sec_r[rows]].T.multiply(nearest).sum(axis=1)).ravel()
-        p[rows] = correct / total
+        p[rows] = _correct_guesses(nearest, counts, sec_r[rows]) / total
     return float(p.mean())
+
+
+def _correct_guesses(nearest: np.ndarray, counts, secrets: np.ndarray) -> np.ndarray:
+    """Per real row, the synthetic rows among its nearest tuples that hold its secret:
+    sum_t nearest[i, t] counts[t, secret_i]. One matrix-vector product per distinct secret when
+    there are few, else one sparse product."""
+    distinct = np.unique(secrets)
+    if len(distinct) <= 256:
+        correct = np.empty(len(secrets))
+        for secret in distinct:
+            rows = np.flatnonzero(secrets == secret)
+            correct[rows] = nearest[rows] @ counts[:, secret].toarray().ravel()
+        return correct
+    return np.asarray(counts[:, secrets].T.multiply(nearest).sum(axis=1)).ravel()
 
 
 def _split_one_hot(key_r: np.ndarray, uniq: np.ndarray, min_share: float):
