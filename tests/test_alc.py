@@ -180,12 +180,12 @@ def test_classifier_attack_sees_a_copy_less_sharply_than_best_row_match(secret_t
 
 def test_baseline_blocks_are_fitted_only_when_needed(secret_table):
     frame, schema = secret_table
-    copy = measure_alc(frame, frame.copy(), schema, "secret", seed=0)  # halts early
+    copy = measure_alc(frame, frame.copy(), schema, "secret", baseline="paper", seed=0)  # halts
     assert copy.targets_used <= 300 and copy.baseline_fits == 1  # one block of 10% = 300 rows
     half = frame.copy()  # half the secrets kept: neither definitely safe nor compromised
     moved = np.random.default_rng(2).random(len(half)) < 0.5
     half.loc[moved, "secret"] = np.random.default_rng(3).permutation(half.loc[moved, "secret"])
-    every = measure_alc(frame, half, schema, "secret", seed=0, max_width=0.0)
+    every = measure_alc(frame, half, schema, "secret", baseline="paper", seed=0, max_width=0.0)
     # no pair can be 0 wide: every target is used, one forest per block of 300
     assert every.targets_used == 1000 and every.baseline_fits == 4
     assert "no pair reached" in every.halt_reason

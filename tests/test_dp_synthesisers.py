@@ -136,7 +136,10 @@ def test_dp_synthesisers_reject_bad_parameters(table):
         for bad in (0, -1.0, float("nan")):
             with pytest.raises(InvalidInputError, match="epsilon must be a positive"):
                 make_synthesiser(name, epsilon=bad)
-    with pytest.raises(InvalidInputError, match="rows are too few for 500 teachers"):
+    with pytest.raises(
+        InvalidInputError,
+        match="at least 2500 rows to fit, got 100 .5 rows per teacher, 500 teachers",
+    ):
         make_synthesiser("pategan", n_teachers=500).fit(frame.head(100), schema)
     with pytest.raises(InvalidInputError, match="lacks column"):
         make_synthesiser("privbayes").fit(frame.drop(columns="num1"), schema)

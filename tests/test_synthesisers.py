@@ -129,7 +129,7 @@ def test_bad_use_gives_clear_errors(table):
         make_synthesiser("gan")
     with pytest.raises(RuntimeError, match="must be fitted before sampling"):
         make_synthesiser("random").sample(10)
-    with pytest.raises(InvalidInputError, match="must be positive"):
+    with pytest.raises(InvalidInputError, match="must be a positive integer, got 0"):
         make_synthesiser("random").fit(frame, schema).sample(0)
     with pytest.raises(InvalidInputError, match="lacks column"):
         make_synthesiser("uniform").fit(frame.drop(columns="num1"), schema)

@@ -80,11 +80,18 @@ def _audit(args) -> int:
     return audit_main(args)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line (and exit code 2), like every other error."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="privmetrics", description="Privacy metrics for synthetic tabular data"
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     commands.add_parser("list", help="one line per registered metric: name, attack category, type")
     bench = commands.add_parser("bench", help="time every metric on a Texas-sized pair")
     bench.add_argument("--rows", type=int, default=25_000)
@@ -141,6 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     audit.add_argument("--out", help="write an HTML report here")
     audit.add_argument("--seed", type=int, default=0)
+    audit.add_argument(
+        "--na-values",
+        type=comma_list,
+        help='comma-separated CSV cells to read as missing (default: only empty cells; "NA" is a value)',
+    )
     args = parser.parse_args(argv)
     handlers = {
         "audit": _audit,

@@ -16,9 +16,11 @@ from __future__ import annotations
 import base64
 import html
 import io
+import os
 import platform
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -44,17 +46,53 @@ def reading(score: float) -> str:
     return BANDS[-1][1]
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
-    """A CSV or Parquet file (chosen by extension) as a DataFrame, with a clear error otherwise."""
+def read_table(path: str | Path, na_values: list[str] | None = None) -> pd.DataFrame:
+    """A CSV or Parquet file (chosen by extension) as a DataFrame, with a clear error otherwise.
+
+    In a CSV only an empty cell is missing: "NA", "null" or "None" are values (a category called
+    "NA" is not a missing value) unless ``na_values`` names them. Duplicate column names are an
+    error, never silently renamed.
+    """
     path = Path(path)
     if not path.is_file():
         raise InvalidInputError(f"cannot read {path}: no such file")
     try:
         if path.suffix.lower() in (".parquet", ".pq"):
-            return pd.read_parquet(path)
-        return pd.read_csv(path)
+            frame = pd.read_parquet(path)
+        else:
+            header = _csv_header(path)
+            duplicated = sorted({c for c in header if header.count(c) > 1})
+            if duplicated:
+                raise InvalidInputError(f"{path} has duplicate column name(s) {duplicated}")
+            frame = pd.read_csv(path, keep_default_na=False, na_values=["", *(na_values or [])])
+    except InvalidInputError:
+        raise
     except Exception as exc:  # any parser error becomes one message naming the file
         raise InvalidInputError(f"cannot read {path}: {exc}") from exc
+    duplicated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+    if duplicated:
+        raise InvalidInputError(f"{path} has duplicate column name(s) {duplicated}")
+    return frame
+
+
+def _csv_header(path: Path) -> list[str]:
+    import csv
+
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        return next(csv.reader(fh), [])
+
+
+def check_writable(path: str | Path) -> Path:
+    """``path``'s folder exists and can be written, checked before any work is done."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InvalidInputError(f"cannot write the report to {path}: no folder {folder}")
+    if path.is_dir():
+        raise InvalidInputError(f"cannot write the report to {path}: it is a folder")
+    if not os.access(folder, os.W_OK):
+        raise InvalidInputError(f"cannot write the report to {path}: {folder} is not writable")
+    return path
 
 
 def load_schema(path: str | Path) -> Schema:
@@ -271,23 +309,34 @@ table leaks as much as the real one would).</p>
 
 
 def main(args) -> int:
-    """``privmetrics audit``: exit 0 with a table (and a report), or 2 with one line naming the problem."""
+    """``privmetrics audit``: exit 0 with a table (and a report), or 2 with one line naming the
+    problem. Warnings (unseen categories, extreme values, a skipped attribute) are printed."""
     try:
-        real, synthetic = read_table(args.real), read_table(args.synthetic)
+        out = check_writable(args.out) if args.out else None
+        real = read_table(args.real, args.na_values)
+        synthetic = read_table(args.synthetic, args.na_values)
         schema = load_schema(args.schema) if args.schema else None
-        result = audit(
-            real, synthetic, schema=schema, key=args.key, sensitive=args.sensitive,
-            metrics=args.metrics, seed=args.seed, progress=True, report=True,
-        )  # fmt: skip
-    except (InvalidInputError, OSError) as exc:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = audit(
+                real, synthetic, schema=schema, key=args.key, sensitive=args.sensitive,
+                metrics=args.metrics, seed=args.seed, progress=True, report=True,
+            )  # fmt: skip
+    except InvalidInputError as exc:
         print(f"privmetrics audit: error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # anything else still ends in one line and exit 2
+        print(
+            f"privmetrics audit: error: {type(exc).__name__}: {exc} (unexpected: please report it)",
+            file=sys.stderr,
+        )
+        return 2
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        print(f"warning: {message}")
     with pd.option_context("display.max_colwidth", 70, "display.width", 160):
         print(result.table.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
     print(f"{len(result.table)} metrics in {result.seconds:.1f} s")
-    if args.out:
-        Path(args.out).write_text(
-            result.to_html({"real": str(args.real), "synthetic": str(args.synthetic)})
-        )
-        print(f"report written to {args.out}")
+    if out:
+        out.write_text(result.to_html({"real": str(args.real), "synthetic": str(args.synthetic)}))
+        print(f"report written to {out}")
     return 0

@@ -88,10 +88,14 @@ def _samples(
 
 
 def _assignment(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Weights of the minimum-weight matching between the rows of a and b (rectangular allowed)."""
-    cost = cdist(a, b)
+    """Weights of the minimum-weight matching between the rows of a and b (rectangular allowed).
+
+    Both are divided by their largest absolute value first (the matching does not change when all
+    costs are scaled), so coordinates up to 1e300 do not overflow the squared distances."""
+    scale = max(float(np.abs(a).max(initial=0)), float(np.abs(b).max(initial=0))) or 1.0
+    cost = cdist(a / scale, b / scale)
     rows, cols = linear_sum_assignment(cost)
-    return cost[rows, cols]
+    return cost[rows, cols] * scale
 
 
 @dataclass

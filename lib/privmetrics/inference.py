@@ -34,6 +34,7 @@ from . import alc as A
 from .fidelity import shared_codes
 from .schema import Schema
 from .threads import thread_budget
+from .validation import InvalidInputError
 
 
 @dataclass
@@ -116,9 +117,13 @@ def encoded_features(
     frame: pd.DataFrame, known: list[str], numerical: list[str], levels: dict
 ) -> np.ndarray:
     """The known attributes as a numeric matrix for the forests: numbers as floats, categories
-    as their position in ``levels`` (shared by both tables)."""
+    as their position in ``levels`` (shared by both tables). scikit-learn's trees work in float32,
+    so numbers are clipped to its range (a monotone map: splits below 3.4e38 are unchanged)."""
+    top = float(np.finfo(np.float32).max)
     cols = [
-        frame[c].to_numpy(float) if c in numerical else pd.Index(levels[c]).get_indexer(frame[c])
+        np.clip(frame[c].to_numpy(float), -top, top)
+        if c in numerical
+        else pd.Index(levels[c]).get_indexer(frame[c])
         for c in known
     ]
     return np.column_stack(cols) if cols else np.zeros((len(frame), 1))
@@ -276,7 +281,7 @@ def measure_alc(
     unknown: str,
     known: list[str] | None = None,
     attack: str = "brm",
-    baseline: str = "paper",
+    baseline: str = "best",
     max_targets: int = 1000,
     seed: int = 0,
     max_width: float = 0.1,
@@ -285,28 +290,48 @@ def measure_alc(
 ) -> ALCResult:
     """The ALC of an attribute-inference attack on ``synthetic`` for one unknown attribute.
 
+    The defaults model the same attacker as the registered ``ALC`` metric: it knows the schema's
+    key attributes (``known=None``; every other column only when the schema names no key) and
+    is measured against the ``"best"`` baseline.
+
     ``attack="brm"`` is the best-row-match attack (Eq. 9); ``attack="classifier"`` trains the
     paper's random forest on the synthetic rows and predicts each target with it (the ML attack
     of Stadler et al. that the paper discusses), rank score = predicted class probability.
-    ``baseline`` is ``"paper"`` (the balanced forest on the real rows outside the target's block)
-    or ``"best"`` (see :class:`BlockBaseline`). Up to ``max_targets`` targets, in blocks of 10% of
-    the rows, fewer when the halting rule stops earlier.
+    ``baseline`` is ``"best"`` (our repair, see :class:`BlockBaseline`) or ``"paper"`` (the
+    balanced forest on the real rows outside the target's block). Up to ``max_targets`` targets,
+    in blocks of 10% of the rows, fewer when the halting rule stops earlier.
+
+    An unknown attribute with a single value in the real data (or whose dominant value leaves no
+    target) raises :class:`~privmetrics.validation.InvalidInputError`: there is nothing to infer,
+    and the ALC, a gain over a perfect baseline, is undefined.
     """
     if attack not in ATTACKS:
-        raise ValueError(f"attack must be one of {ATTACKS}, got {attack!r}")
+        raise InvalidInputError(f"attack must be one of {ATTACKS}, got {attack!r}")
     if baseline not in BASELINES:
-        raise ValueError(f"baseline must be one of {BASELINES}, got {baseline!r}")
+        raise InvalidInputError(f"baseline must be one of {BASELINES}, got {baseline!r}")
     if unknown not in real.columns:
-        raise ValueError(f"unknown attribute {unknown!r} is not a column of the real data")
-    known = list(known if known is not None else [c for c in schema.names if c != unknown])
+        raise InvalidInputError(f"unknown attribute {unknown!r} is not a column of the real data")
+    if known is None:
+        known = list(schema.key) or [c for c in schema.names if c != unknown]
+    known = list(known)
     if unknown in known:
-        raise ValueError(f"{unknown!r} cannot be both the unknown and a known attribute")
+        raise InvalidInputError(f"{unknown!r} cannot be both the unknown and a known attribute")
+    if real[unknown].nunique() < 2:
+        raise InvalidInputError(
+            f"the unknown attribute {unknown!r} has a single value in the real data: nothing to "
+            "infer, the ALC is undefined"
+        )
     numerical = [c for c in schema.numerical if c in known]
     rng = np.random.default_rng(seed)
     truth, synth_codes = unknown_codes(
         real[unknown], synthetic[unknown], unknown in schema.numerical
     )
     targets_at = select_targets(truth, max_targets, rng)
+    if len(targets_at) == 0:
+        raise InvalidInputError(
+            f"no target row for the unknown attribute {unknown!r}: its dominant value left none "
+            f"of the {len(real)} rows (too few rows to measure)"
+        )
     targets, target_truth = real.iloc[targets_at], truth[targets_at]
 
     levels = {

@@ -8,6 +8,8 @@ anonymised data Z. Which attributes are keys and which are sensitive comes from 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy import sparse
@@ -16,6 +18,7 @@ from .. import disclosure as rod
 from ..encoding import column_entropy, discretise
 from ..inference import alc_score, measure_alc
 from ..pair import Pair
+from ..validation import InvalidInputError
 from .registry import Category, register
 
 TIMES = {  # seconds per evaluation, Table 2 of the paper
@@ -249,6 +252,7 @@ def _split_one_hot(key_r: np.ndarray, uniq: np.ndarray, min_share: float):
     source="Francis and Wagner (2025), attribute inference with precision and recall",
     orientation="max(0, ALC): ALC <= 0 (no loss over the baseline) maps to 0",
     params={"attack": "brm", "baseline": "best", "max_targets": 1000},
+    min_rows=3,
 )
 def anonymity_loss(
     pair: Pair, attack: str = "brm", baseline: str = "best", max_targets: int = 1000
@@ -271,21 +275,29 @@ def anonymity_loss(
     and Real approaches 1 (it cannot reach it: the Wilson centre of n/n is below 1).
     ``baseline="best"`` is our repair of the baseline (see
     :class:`privmetrics.inference.BlockBaseline`); ``baseline="paper"`` is the paper's forest.
+    The attacker is :func:`~privmetrics.inference.measure_alc`'s default one (the key attributes
+    known), so a direct call of that function measures the same attack. A sensitive attribute
+    with a single value cannot leak and is skipped (with a warning); with none left, 0.
     """
-    results = [
-        measure_alc(
-            pair.real,
-            pair.synthetic,
-            pair.schema,
-            unknown=col,
-            known=list(pair.schema.key),
-            attack=attack,
-            baseline=baseline,
-            max_targets=max_targets,
-            seed=pair.seed,
-        )  # fmt: skip
-        for col in pair.schema.sensitive
-    ]
+    results = []
+    for col in pair.schema.sensitive:
+        try:
+            results.append(
+                measure_alc(
+                    pair.real,
+                    pair.synthetic,
+                    pair.schema,
+                    unknown=col,
+                    attack=attack,
+                    baseline=baseline,
+                    max_targets=max_targets,
+                    seed=pair.seed,
+                )  # fmt: skip
+            )
+        except InvalidInputError as exc:  # a constant attribute: nothing to infer, no loss
+            warnings.warn(f"ALC skips {col!r}: {exc}", UserWarning, stacklevel=2)
+    if not results:
+        return 0.0
     significant = [r.alc for r in results if "no pair reached" not in r.halt_reason]
     return alc_score(max(significant or [r.alc for r in results]))
 

@@ -19,6 +19,7 @@ from enum import StrEnum
 import numpy as np
 
 from ..pair import Pair
+from ..validation import InvalidInputError
 
 
 class Category(StrEnum):
@@ -44,6 +45,7 @@ class MetricSpec:
     source: str = ""  # the paper's citation for the metric
     final: bool = False  # in the paper's final selection (Table 12)
     params: dict = field(default_factory=dict)  # default parameters
+    min_rows: int = 1  # rows each table needs (2 for a nearest *other* row, 3 for three folds)
     base: str | None = None  # a variant: the registered metric it re-parameterises
     note: str = ""  # a variant: whose definition it is and why it differs
 
@@ -68,7 +70,13 @@ class MetricSpec:
             )
         for role in ("key", "sensitive"):
             if role in self.needs and not getattr(pair.schema, role):
-                raise ValueError(f"{self.name} needs {role} attributes; the schema has none")
+                raise InvalidInputError(f"{self.name} needs {role} attributes; the schema has none")
+        fewest = min(len(pair.real), len(pair.synthetic))
+        if fewest < self.min_rows:
+            raise InvalidInputError(
+                f"{self.name} needs at least {self.min_rows} rows in each table; the real table "
+                f"has {len(pair.real)}, the synthetic {len(pair.synthetic)}"
+            )
         score = float(self.func(pair, **{**self.params, **params}))
         if not (np.isfinite(score) and -1e-9 <= score <= 1 + 1e-9):
             raise ArithmeticError(
@@ -93,8 +101,11 @@ def register(name: str, **meta) -> Callable:
     return decorate
 
 
-def register_variant(base: str, tag: str, note: str, **params) -> MetricSpec:
-    """Register ``<base>@<tag>``: metric ``base`` with ``params`` (which must be its parameters)."""
+def register_variant(
+    base: str, tag: str, note: str, min_rows: int | None = None, **params
+) -> MetricSpec:
+    """Register ``<base>@<tag>``: metric ``base`` with ``params`` (which must be its parameters),
+    needing ``min_rows`` rows per table when its definition needs more than the base's."""
     spec = REGISTRY[base]
     unknown = set(params) - set(spec.params)
     if unknown:
@@ -105,7 +116,13 @@ def register_variant(base: str, tag: str, note: str, **params) -> MetricSpec:
     if name in VARIANTS:
         raise ValueError(f"variant {name!r} is registered twice")
     VARIANTS[name] = replace(
-        spec, name=name, params={**spec.params, **params}, base=base, note=note, final=False
+        spec,
+        name=name,
+        params={**spec.params, **params},
+        base=base,
+        note=note,
+        final=False,
+        min_rows=max(spec.min_rows, min_rows or 0),
     )
     return VARIANTS[name]
 

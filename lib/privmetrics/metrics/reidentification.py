@@ -25,6 +25,7 @@ from .. import disclosure as rod
 from ..encoding import column_frequencies
 from ..neighbours import knn
 from ..pair import Pair
+from ..validation import InvalidInputError
 from .registry import Category, register
 
 REID = Category.REIDENTIFICATION
@@ -74,6 +75,7 @@ def _frequencies(pair: Pair, n_bins: int):
     source="synthcity [9] (Alaa et al. 2022)",
     paper_seconds={"texas": 1055, "medonc": 0.66},
     final=True,
+    min_rows=2,  # a nearest other real row
 )
 def authenticity(pair: Pair) -> float:
     """1 - share of real rows whose nearest other real row is strictly closer than their nearest synthetic row.
@@ -183,6 +185,7 @@ def distant_values_probability(pair: Pair, threshold: float = 0.8, normalise=Tru
     paper_seconds={"texas": 4.33, "medonc": 0.66},
     final=True,
     params={"folds": 3, "scale": "rescaled", "max_iter": 25},
+    min_rows=3,
 )
 def detection_mlp(pair: Pair, folds: int = 3, scale: str = "rescaled", max_iter: int = 25) -> float:
     """How well an MLP fails to tell real from synthetic rows: a high score means indistinguishable.
@@ -202,8 +205,8 @@ def detection_mlp(pair: Pair, folds: int = 3, scale: str = "rescaled", max_iter:
         raise ValueError(f"scale must be 'rescaled', 'paper' or 'auc', got {scale!r}")
     real, synth = pair.space("mixed")
     if min(len(real), len(synth)) < folds:
-        raise ValueError(
-            f"DetectionMLP needs at least {folds} rows in each dataset for {folds} folds"
+        raise InvalidInputError(
+            f"DetectionMLP needs at least {folds} rows in each table for {folds} folds"
         )
     auc = pair.memo(
         ("detection_auc", folds, max_iter), lambda: _detection_auc(pair, folds, max_iter)
@@ -349,6 +352,7 @@ def common_rows_proportion(pair: Pair) -> float:
     source="ADS-GAN, Yoon et al. (2020) [25]",
     paper_seconds={"texas": 0.20, "medonc": 0.05},
     params={"weighting": "entropy"},
+    min_rows=2,  # a nearest other real row
 )
 def identifiability_score(pair: Pair, weighting: str = "entropy") -> float:
     """Share of real rows whose nearest synthetic row is strictly closer than their nearest other real row.
@@ -381,6 +385,7 @@ def identifiability_score(pair: Pair, weighting: str = "entropy") -> float:
     source="Guillaudeux et al. (2023) [26]",
     paper_seconds={"texas": 1.37, "medonc": 3.83},
     params={"mode": "comparison"},
+    min_rows=2,  # two nearest real rows
 )
 def nndr(pair: Pair, mode: str = "comparison") -> float:
     """1 - mean over synthetic rows of d1 / d2, their distances to the 1st and 2nd nearest real row.
@@ -434,6 +439,7 @@ def nearest_synthetic_neighbour_distance(pair: Pair, normalise="nn") -> float:
     paper_seconds={"texas": 2.06, "medonc": 1.96},
     final=True,
     params={"direction": "real_to_synthetic", "log_base": 10},
+    min_rows=2,  # the FAMD projection of a single real row is a point: every distance 0
 )
 def dcr(pair: Pair, direction: str = "real_to_synthetic", log_base: float = 10) -> float:
     """1 - sigmoid(log10(avg)), avg the mean distance from each real row to its closest synthetic row.
@@ -467,6 +473,7 @@ def dcr(pair: Pair, direction: str = "real_to_synthetic", log_base: float = 10) 
     paper_seconds={"texas": 211, "medonc": 12.77},
     final=True,
     params={"exclude_identical": False, "variant": "comparison"},
+    min_rows=2,  # a nearest other real row
 )
 def mdcr(pair: Pair, exclude_identical: bool = False, variant: str = "comparison") -> float:
     """sigmoid(3 - median_z d(z, Y) / median_y d(y, Y)), between- over within-dataset closeness.
@@ -551,6 +558,7 @@ def yp_coverage(pair: Pair, y: float = 0.05, sample: int = 500) -> float:
     source=ROD_SOURCE,
     orientation="score = s / (s + y), s the real rows' median nearest-neighbour distance",
     params={"aggregate": "min"},
+    min_rows=2,  # a nearest other real row
 )
 def y_privacy(pair: Pair, aggregate: str = "min") -> float:
     """How close the closest synthetic row comes to a real row (Alg. 2, Eq. 8), as a risk score.
@@ -577,6 +585,7 @@ def y_privacy(pair: Pair, aggregate: str = "min") -> float:
     source=ROD_SOURCE,
     orientation="score = d_copy / max(d, d_copy): the copy's Voronoi distance over the release's",
     params={"sample": 500},
+    min_rows=2,  # a nearest other real row
 )
 def voronoi_privacy(pair: Pair, sample: int = 500) -> float:
     """Distance from the release to the "optimal privatised" data of Alg. 3, relative to the copy.

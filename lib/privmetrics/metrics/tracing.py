@@ -7,6 +7,7 @@ import pandas as pd
 from sklearn.neighbors import KDTree
 
 from ..pair import Pair
+from ..validation import InvalidInputError
 from .registry import Category, register
 
 TRACING = Category.TRACING
@@ -21,6 +22,7 @@ TRACING = Category.TRACING
     orientation="reported = 1 - AA (line 25); the version without holdout (fn 10)",
     source="SynthEval, Lautrup et al. (2024) [12]; Yale et al. (2020)",
     paper_seconds={"texas": 406, "medonc": 27},
+    min_rows=2,  # a nearest other row in each table
 )
 def nnaa(pair: Pair) -> float:
     """1 - AA, AA = (P[d(y, Z) > d(y, Y)] + P[d(z, Y) > d(z, Z)]) / 2, nearest-neighbour adversarial accuracy.
@@ -81,6 +83,11 @@ def _classifier_recall(pair: Pair, splits: int = 5) -> float:
     from sklearn.model_selection import train_test_split
 
     real, synthetic = pair.space("mixed")
+    if min(len(real), len(synthetic)) < 3:
+        raise InvalidInputError(
+            "MemInf(attack='classifier') needs at least 3 rows in each table for a stratified "
+            f"30% test split; the real table has {len(real)}, the synthetic {len(synthetic)}"
+        )
     features = np.vstack([real, synthetic])
     labels = np.r_[np.ones(len(real)), np.zeros(len(synthetic))]
     recalls = []
@@ -103,6 +110,7 @@ def _classifier_recall(pair: Pair, splits: int = 5) -> float:
     orientation="reversed (fn 7), normalised (fn 8); assumes row i of Z comes from row i of Y (fn 9)",
     source="Guillaudeux et al. (2023) [26]",
     paper_seconds={"texas": 1.74, "medonc": 2.04},
+    min_rows=2,  # the FAMD projection of a single real row is a point: every distance 0
 )
 def hidden_rate(pair: Pair) -> float:
     """Share of real rows y_i whose nearest synthetic row (2-D FAMD space) is z_i, the row at the same position.

@@ -26,7 +26,7 @@ def _register_all() -> None:
             register_variant(name, "paper", entry["paper_why"], **entry["paper_option"])
         if entry.get("option"):
             why = entry.get("why") or f"PrivEval's definition ({entry['priveval']})"
-            register_variant(name, "priveval", why, **entry["option"])
+            register_variant(name, "priveval", why, entry.get("min_rows"), **entry["option"])
 
 
 _register_all()

@@ -19,13 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..validation import InvalidInputError
+from ..validation import check_positive
 
 
 def check_epsilon(epsilon: float) -> float:
-    if not np.isfinite(epsilon) or epsilon <= 0:
-        raise InvalidInputError(f"epsilon must be a positive finite number, got {epsilon!r}")
-    return float(epsilon)
+    """A privacy budget: a finite number > 0 ("1.0", True, NaN and inf are refused)."""
+    return check_positive("epsilon", epsilon)
 
 
 @dataclass

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..schema import ColumnType
-from ..validation import InvalidInputError
+from ..validation import InvalidInputError, value_kind
 from .base import Synthesiser, register_synthesiser
 
 
@@ -77,13 +77,22 @@ class Random(Synthesiser):
                 if n_new < n_cats:
                     domain = rng.choice(values, size=n_new, replace=False)
                 else:
-                    domain = np.concatenate(
-                        [values, [f"{col}~new{j}" for j in range(n_new - n_cats)]]
-                    )
+                    domain = np.concatenate([values, new_categories(values, col, n_new - n_cats)])
                 out[col] = rng.choice(domain, size=n).astype(object)
             else:
                 out[col] = rng.choice(values, size=n).astype(object)
         return pd.DataFrame(out)
+
+
+def new_categories(values: np.ndarray, column: str, count: int) -> list:
+    """``count`` values that ``values`` lacks, of the same kind: integers above the largest when
+    the categories are numbers, else the strings ``<column>~new<i>``."""
+    if count <= 0:
+        return []
+    if value_kind(pd.Series(values)) == "number":
+        top = int(np.floor(np.max(values)))
+        return [top + 1 + j for j in range(count)]
+    return [f"{column}~new{j}" for j in range(count)]
 
 
 @register_synthesiser("uniform")

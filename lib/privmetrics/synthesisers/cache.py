@@ -80,12 +80,14 @@ class SyntheticCache:
     ) -> pd.DataFrame:
         """The table ``technique`` generates from ``train`` (named ``label`` in the key), from the
         cache or fitted now and stored."""
-        from .base import make_synthesiser  # the registry imports this module
+        from .base import FittedTypes, make_synthesiser  # the registry imports this module
 
-        return self.get_or_make(
+        table = self.get_or_make(
             self.key(label, technique, params, seed, len(train)),
             lambda: make_synthesiser(technique, seed=seed, **params).fit_sample(train, schema),
         )
+        # tables cached by an older version may lack the restored types (SDV's "1" for 1)
+        return FittedTypes.of(train, schema).restore(table)
 
     def get_or_make(self, key: dict, make: Callable[[], pd.DataFrame]) -> pd.DataFrame:
         """The cached table for ``key``, or ``make()``'s result, stored before it is returned."""

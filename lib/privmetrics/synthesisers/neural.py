@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..validation import InvalidInputError
+from ..validation import check_count
 from .base import Synthesiser, register_synthesiser
 
 
@@ -39,16 +39,16 @@ def seeded(seed: int, threads: int = 1):
 
 
 class SDVSynthesiser(Synthesiser):
+    min_rows = 2  # SDV's mode-specific normalisation fits a Gaussian mixture
     sdv_class = ""
 
     def __init__(self, seed: int = 0, epochs: int = 300, batch_size: int = 500, threads: int = 1):
         super().__init__(seed)
-        if epochs < 1 or batch_size < 1 or threads < 1:
-            raise InvalidInputError(
-                f"epochs, batch_size and threads must be positive, got {epochs}, {batch_size} "
-                f"and {threads}"
-            )
-        self.epochs, self.batch_size, self.threads = int(epochs), int(batch_size), int(threads)
+        self.epochs, self.batch_size = (
+            check_count("epochs", epochs),
+            check_count("batch_size", batch_size),
+        )
+        self.threads = check_count("threads", threads)
 
     def _metadata(self):
         from sdv.metadata import Metadata
@@ -92,6 +92,7 @@ class CTGAN(SDVSynthesiser):
     sdv_class = "CTGANSynthesizer"
 
     def __init__(self, seed: int = 0, epochs: int = 300, batch_size: int = 500, threads: int = 1):
+        batch_size = check_count("batch_size", batch_size)
         super().__init__(seed, epochs, max(10, batch_size // 10 * 10), threads)
 
 

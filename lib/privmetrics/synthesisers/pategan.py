@@ -39,14 +39,21 @@ What we change, each measured in ``make epsilon-response`` and the tests:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from ..validation import InvalidInputError
+from ..validation import InvalidInputError, check_count, check_positive
 from .accounting import MomentsAccountant, check_epsilon
 from .base import Synthesiser, register_synthesiser
 from .discretise import Discretiser
 
 MIN_ROWS_PER_TEACHER = 5
+FEW_ITERATIONS = 10  # fewer trained iterations than this earn a warning
+
+
+class FewIterationsWarning(UserWarning):
+    """PATE-GAN's privacy budget stopped its training almost at once."""
 
 
 @register_synthesiser("pategan")
@@ -68,24 +75,34 @@ class PATEGAN(Synthesiser):
     ):
         super().__init__(seed)
         self.epsilon = check_epsilon(epsilon)
-        if delta is not None and not 0 < delta < 1:
+        if delta is not None and not 0 < check_positive("delta", delta) < 1:
             raise InvalidInputError(f"delta must lie in (0, 1), got {delta!r}")
-        if n_teachers is not None and n_teachers < 1:
-            raise InvalidInputError(f"n_teachers must be positive, got {n_teachers!r}")
-        if lam is not None and lam <= 0:
-            raise InvalidInputError(
-                f"lam (the inverse Laplace noise scale) must be positive, got {lam!r}"
-            )
-        if max_iterations < 0:
-            raise InvalidInputError(f"max_iterations must be >= 0, got {max_iterations!r}")
-        self.delta, self.n_teachers, self.lam = delta, n_teachers, lam
-        self.max_iterations, self.bins = int(max_iterations), int(bins)
-        self.batch_size, self.teacher_batch, self.teacher_steps = (
-            batch_size,
-            teacher_batch,
-            teacher_steps,
+        self.delta = delta
+        self.n_teachers = None if n_teachers is None else check_count("n_teachers", n_teachers)
+        # lam: the inverse Laplace noise scale of the votes
+        self.lam = None if lam is None else check_positive("lam", lam)
+        self.max_iterations = check_count("max_iterations", max_iterations, minimum=0)
+        self.bins = check_count("bins", bins, minimum=2)
+        self.batch_size = check_count("batch_size", batch_size)
+        self.teacher_batch = check_count("teacher_batch", teacher_batch)
+        self.teacher_steps = check_count("teacher_steps", teacher_steps)
+        self.noise_dim, self.hidden = (
+            check_count("noise_dim", noise_dim),
+            check_count("hidden", hidden),
         )
-        self.noise_dim, self.hidden = noise_dim, hidden
+
+    @property
+    def min_rows(self) -> int:
+        """Five rows per teacher; the default teacher count is at least 10."""
+        return MIN_ROWS_PER_TEACHER * (self.n_teachers if self.n_teachers is not None else 10)
+
+    @property
+    def min_rows_reason(self) -> str:
+        teachers = self.n_teachers if self.n_teachers is not None else "at least 10"
+        return (
+            f" ({MIN_ROWS_PER_TEACHER} rows per teacher, {teachers} teachers: lower n_teachers "
+            "or give more rows)"
+        )
 
     def _teachers(self, n: int) -> int:
         """Default: one teacher per 10 rows, between 10 and 2,500."""
@@ -190,6 +207,14 @@ class PATEGAN(Synthesiser):
             opt_g.step()
             self.iterations_ += 1
         self.epsilon_spent_ = self.accountant_.epsilon if self.accountant_.queries else 0.0
+        if self.iterations_ < FEW_ITERATIONS and self.max_iterations >= FEW_ITERATIONS:
+            warnings.warn(
+                f"PATE-GAN trained only {self.iterations_} iteration(s) at epsilon {self.epsilon:g} "
+                f"on {n} rows ({self.stop_reason_}): the budget allows no more, so the output is "
+                "close to the untrained generator's; more rows or a larger epsilon train longer",
+                FewIterationsWarning,
+                stacklevel=3,
+            )
         # share of noisy labels equal to the noiseless teacher majority: 0.5 means pure noise
         self.label_agreement_ = (
             agree / self.accountant_.queries if self.accountant_.queries else np.nan

@@ -31,7 +31,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..validation import InvalidInputError
+from ..validation import check_count, check_positive
 from .accounting import Ledger, check_epsilon
 from .base import Synthesiser, register_synthesiser
 from .discretise import Discretiser
@@ -53,6 +53,8 @@ def mi_sensitivity(n: int, binary: bool) -> float:
 
 @register_synthesiser("privbayes")
 class PrivBayes(Synthesiser):
+    min_rows = 2
+
     def __init__(
         self,
         epsilon: float = 1.0,
@@ -63,11 +65,9 @@ class PrivBayes(Synthesiser):
     ):
         super().__init__(seed)
         self.epsilon = check_epsilon(epsilon)
-        if int(degree) != degree or degree < 0:
-            raise InvalidInputError(f"degree must be a non-negative integer, got {degree!r}")
-        if bins < 2:
-            raise InvalidInputError(f"bins must be at least 2, got {bins!r}")
-        self.degree, self.bins, self.theta = int(degree), int(bins), float(theta)
+        self.degree = check_count("degree", degree, minimum=0)
+        self.bins = check_count("bins", bins, minimum=2)
+        self.theta = check_positive("theta", theta)
 
     def _fit(self, frame):
         rng = self._rng(0)
@@ -75,8 +75,6 @@ class PrivBayes(Synthesiser):
         codes = self.discretiser_.encode(frame)
         cards = self.discretiser_.cardinalities
         n, d = codes.shape
-        if n < 2:
-            raise InvalidInputError(f"PrivBayes needs at least 2 rows, got {n}")
         self.ledger_ = Ledger()
         eps1 = eps2 = self.epsilon / 2
         self.network_ = self._learn_network(codes, cards, eps1, eps2, rng)
