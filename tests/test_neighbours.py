@@ -164,3 +164,23 @@ def test_identity_pair_at_texas_scale_finds_every_copy():
         expected, abs=1e-12
     )
     assert expected == pytest.approx(0.99968)
+
+
+def test_equal_mismatch_counts_give_equal_distances(rng):
+    """Rows that differ from the query in the same number of categories, in other columns, are
+    equally far, to the last bit: NNAA and the Identifiability Score compare such ties with a
+    strict inequality (summing in place gave 2.9999999999999996 against ...87 for 3 mismatches
+    in Texas' categories, and NNAA differed from SynthEval's)."""
+    levels = [4, 4, 2, 7, 2, 3, 2, 7, 12, 4, 4]  # Texas' categorical columns
+    columns = [f"c{i}" for i in range(len(levels))]
+    schema = Schema(columns={c: "categorical" for c in columns})
+    base = pd.DataFrame({c: np.arange(48) % n for c, n in zip(columns, levels, strict=True)})
+    encoder = MixedEncoder(schema).fit(base.astype(str))
+    query = base.iloc[[0]]
+    rows = pd.concat([query] * 300, ignore_index=True)
+    for r in range(300):  # three random columns moved to another random category
+        for i in rng.choice(len(levels), 3, replace=False):
+            rows.iloc[r, i] = (rows.iloc[r, i] + rng.integers(1, levels[i])) % levels[i]
+    dist, _ = knn(encoder.transform(query.astype(str)), encoder.transform(rows.astype(str)), k=300)
+    assert len(set(dist[0].tolist())) == 1, sorted(set(dist[0].tolist()))
+    np.testing.assert_allclose(dist[0], np.sqrt(3), rtol=1e-15)

@@ -32,6 +32,7 @@ NOTEBOOKS = [
     "alc",
     "disclosure",
     "priveval",
+    "peers",
 ]
 
 
