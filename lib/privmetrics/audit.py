@@ -32,6 +32,7 @@ from tqdm import tqdm
 from .metrics import select
 from .pair import Pair
 from .schema import Schema, infer_schema
+from .threads import available_cores, limited
 from .validation import InvalidInputError, validate
 
 # score bands for the reading: the upper bound of each band, and what it says
@@ -215,7 +216,8 @@ def audit(
                  "reading": f"not run: needs {' and '.join(missing)} attributes (--sensitive)"}
             )  # fmt: skip
             continue
-        score = spec(pair)
+        with limited(available_cores()):  # the cores this process may use, not the machine's
+            score = spec(pair)
         rows.append(
             {"metric": spec.name, "category": str(spec.category), "score": score,
              "reading": f"{reading(score)}: {spec.summary}"}
