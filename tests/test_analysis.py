@@ -57,6 +57,46 @@ def test_exp11_rule_allows_differences_within_the_sem():
     assert A.sanity_exp11(A.summarise(res)).set_index("metric").loc["DCR", "passes"]
 
 
+def test_measurably_above_needs_both_uncertainty_and_effect_size():
+    # the reported case: 0.0003 +- 0.0001 against 0.0000 +- 0.0000, baselines 1 apart
+    assert not A.measurably_above(0.0003, 0.0001, 0.0, 0.0, span=1.0)
+    assert A.measurably_above(0.0003, 0.0001, 0.0, 0.0, span=1.0, min_effect=0.0)
+    # 0.06 above with no uncertainty: beyond 5% of a span of 1, not beyond 10%
+    assert A.measurably_above(0.06, 0, 0.0, 0, span=1.0)
+    assert not A.measurably_above(0.06, 0, 0.0, 0, span=1.0, min_effect=0.1)
+    # large effect, larger uncertainty: not measurable
+    assert not A.measurably_above(0.5, 0.3, 0.0, 0.3, span=1.0)
+    # baselines almost tied: the floor (0.01) keeps a visible size, 5% of it = 0.0005
+    assert not A.measurably_above(0.0004, 0, 0.0, 0, span=1e-6)
+    assert A.measurably_above(0.0006, 0, 0.0, 0, span=1e-6)
+
+
+def test_a_tiny_rise_over_random_no_longer_discriminates():
+    """The CZeroCAP pattern with PrivBayes at 0.0003: it passed "discriminates" without an effect
+    size; with 5% of the Real-Random span it does not, and with min_effect=0 it does again."""
+    flat = {c: 0.0 for c in CONFIGS} | {"Real": 1.0, "PrivBayes ε=10": 0.0003}
+    res = results_from({"CZeroCAP": flat}, "toy", spread=0.0)
+    res.loc[(res.config == "PrivBayes ε=10") & (res.run == 0), "score"] = 0.0002
+    res.loc[(res.config == "PrivBayes ε=10") & (res.run == 2), "score"] = 0.0004
+    summary = A.summarise(res)
+    assert not A.sanity_exp11(summary).set_index("metric").loc["CZeroCAP", "discriminates"]
+    loose = A.sanity_exp11(summary, min_effect=0.0).set_index("metric")
+    assert loose.loc["CZeroCAP", "discriminates"]
+
+
+def test_sensitivity_table_moves_with_the_effect_size():
+    flat = {c: 0.0 for c in CONFIGS} | {"Real": 1.0, "PrivBayes ε=10": 0.03}
+    res = results_from({"CZeroCAP": flat, "DCR": ordered()}, "toy")
+    summary = A.summarise(res)
+    clusterings = {"toy": A.optics_clusters(summary, "toy")}
+    table = P.sensitivity(
+        summary, clusterings, effects=(0.0, 0.05), paper_metrics=["CZeroCAP", "DCR"]
+    )
+    # CZeroCAP discriminates at 0.03 > 0 (effect 0) but not against 5% of 1 (0.05)
+    assert table.loc[0.0, "Table 7: works adequately"] == 2
+    assert table.loc[0.05, "Table 7: works adequately"] == 1
+
+
 def test_table7_classes_across_datasets():
     good, bad = ordered(), ordered() | {"CTGAN": -0.5}  # CTGAN measurably below Random
     res = pd.concat(

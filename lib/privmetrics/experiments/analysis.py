@@ -6,17 +6,23 @@ or its :func:`summarise` (mean, SEM and number of runs per dataset, config and m
 
 Rules (the paper judges by eye; these are our written versions of its criteria):
 
+* **Measurably above** (:func:`measurably_above`): a mean a is measurably above b when
+  a - b > s_a + s_b (beyond the uncertainty, s the SEMs) *and* a - b > ``min_effect`` x span,
+  span = max(|m_Real - m_Random|, ``EFFECT_FLOOR``) on that dataset and metric (beyond a practical
+  size). The default ``MIN_EFFECT = 0.05``: 5% of the distance between the two baselines, the
+  scale on which every metric is read; with the floor of 0.01 (the heatmaps' last printed digit) a
+  metric whose baselines nearly coincide still needs a visible difference. Without it, 0.0003 +-
+  0.0001 was "above" 0.0000 +- 0.0000. :func:`sensitivity` shows how the tables move with it.
 * **Experiment 1.1** (:func:`sanity_exp11`), per dataset and metric, with m and s the mean and SEM
-  of a configuration: *Real on top*: no configuration is measurably above Real
-  (m_c <= m_Real + s_Real + s_c); *Random at the bottom*: none is measurably below Random
-  (m_c >= m_Random - s_Random - s_c); *separated*: m_Real - m_Random > s_Real + s_Random;
+  of a configuration: *Real on top*: no configuration is measurably above Real; *Random at the
+  bottom*: none is measurably below Random; *separated*: Real is measurably above Random;
   *discriminates*: some synthesiser between them is measurably above Random (otherwise the metric
   only tells Real from everything else, the CZeroCAP pattern the paper calls unexpected).
   The metric passes on that dataset when all four hold.
 * **Experiment 1.2** (:func:`sanity_exp12`), per dataset and metric, on PrivBayes with Random at
   epsilon 0.01 and Real at 200 as end points (Section 6.4; the paper excludes PATE-GAN from Table 8):
   rho = Spearman(epsilon, mean score) over the six points. *follows*: rho >= 0.8, the end points
-  separated, and a measurable increase inside the grid (m(10) - m(0.2) > s(10) + s(0.2));
+  separated, and a measurable increase inside the grid (m(10) measurably above m(0.2));
   *partly*: rho >= 0.5 and the end points separated; *fails* otherwise.
 * **Tables 7 and 8** (:func:`classify`): "works adequately" when the metric passes (follows) on every
   dataset, "inadequate" when it fails on every dataset, "sometimes works" otherwise.
@@ -39,6 +45,16 @@ from .grid import EPSILONS, RANDOM_EPSILON, REAL_EPSILON, configuration_order
 
 ADEQUATE, SOMETIMES, INADEQUATE = "works adequately", "sometimes works", "inadequate"
 CLASSES = (ADEQUATE, SOMETIMES, INADEQUATE)
+MIN_EFFECT = 0.05  # share of the Real-Random span a difference must exceed (see the module doc)
+EFFECT_FLOOR = 0.01  # the smallest span it is a share of
+
+
+def measurably_above(a, s_a, b, s_b, span, min_effect: float = MIN_EFFECT):
+    """a - b beyond both the uncertainty (s_a + s_b) and ``min_effect`` x max(span, floor);
+    elementwise for arrays."""
+    difference = np.asarray(a) - np.asarray(b)
+    size = min_effect * np.maximum(np.abs(span), EFFECT_FLOOR)
+    return (difference > np.asarray(s_a) + np.asarray(s_b)) & (difference > size)
 
 
 def metric_order(names) -> list[str]:
@@ -66,20 +82,23 @@ def score_table(summary: pd.DataFrame, dataset: str, stat: str = "mean") -> pd.D
 # --- Experiment 1.1 --------------------------------------------------------------------------------
 
 
-def sanity_exp11(summary: pd.DataFrame) -> pd.DataFrame:
+def sanity_exp11(summary: pd.DataFrame, min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """Per (dataset, metric): the four criteria, ``passes``, and a reason when it does not pass."""
     rows = []
     for dataset in summary.index.unique("dataset"):
         mean, sem = score_table(summary, dataset, "mean"), score_table(summary, dataset, "sem")
         for metric in mean.index:
             m, s = mean.loc[metric], sem.loc[metric]
+            span = m["Real"] - m["Random"]
+
+            def above(a, b, m=m, s=s, span=span):
+                return bool(measurably_above(m[a], s[a], m[b], s[b], span, min_effect))
+
             others = [c for c in m.index if c not in ("Real", "Random")]
-            above_real = [c for c in m.index if c != "Real" and m[c] > m["Real"] + s["Real"] + s[c]]
-            below_random = [
-                c for c in m.index if c != "Random" and m[c] < m["Random"] - s["Random"] - s[c]
-            ]
-            separated = m["Real"] - m["Random"] > s["Real"] + s["Random"]
-            discriminates = any(m[c] - s[c] > m["Random"] + s["Random"] for c in others)
+            above_real = [c for c in m.index if c != "Real" and above(c, "Real")]
+            below_random = [c for c in m.index if c != "Random" and above("Random", c)]
+            separated = above("Real", "Random")
+            discriminates = any(above(c, "Random") for c in others)
             reasons = []
             if above_real:
                 reasons.append(f"above Real: {', '.join(above_real)}")
@@ -121,7 +140,9 @@ def epsilon_curve(
     return pd.concat(frames, ignore_index=True)
 
 
-def sanity_exp12(summary: pd.DataFrame, technique: str = "PrivBayes") -> pd.DataFrame:
+def sanity_exp12(
+    summary: pd.DataFrame, technique: str = "PrivBayes", min_effect: float = MIN_EFFECT
+) -> pd.DataFrame:
     """Per (dataset, metric): Spearman rho over the six epsilon points and the verdict."""
     rows = []
     for dataset in summary.index.unique("dataset"):
@@ -130,8 +151,10 @@ def sanity_exp12(summary: pd.DataFrame, technique: str = "PrivBayes") -> pd.Data
             part = part.sort_values("epsilon")
             m, s = part["mean"].to_numpy(), part["sem"].to_numpy()
             rho = spearmanr(part["epsilon"], m).statistic if np.ptp(m) > 0 else np.nan
-            separated = m[-1] - m[0] > s[-1] + s[0]
-            inside = m[-2] - m[1] > s[-2] + s[1]  # epsilon 10 against 0.2
+            span = m[-1] - m[0]  # Real - Random
+            separated = bool(measurably_above(m[-1], s[-1], m[0], s[0], span, min_effect))
+            # epsilon 10 against 0.2
+            inside = bool(measurably_above(m[-2], s[-2], m[1], s[1], span, min_effect))
             if np.isfinite(rho) and rho >= 0.8 and separated and inside:
                 verdict = "follows"
             elif np.isfinite(rho) and rho >= 0.5 and separated:
@@ -169,12 +192,14 @@ def classify(per_dataset: pd.DataFrame, column: str, good, bad) -> pd.Series:
     return classes.loc[metric_order(classes.index)]
 
 
-def table7(summary: pd.DataFrame) -> pd.Series:
-    return classify(sanity_exp11(summary), "passes", True, False)
+def table7(summary: pd.DataFrame, min_effect: float = MIN_EFFECT) -> pd.Series:
+    return classify(sanity_exp11(summary, min_effect), "passes", True, False)
 
 
-def table8(summary: pd.DataFrame, technique: str = "PrivBayes") -> pd.Series:
-    return classify(sanity_exp12(summary, technique), "verdict", "follows", "fails")
+def table8(
+    summary: pd.DataFrame, technique: str = "PrivBayes", min_effect: float = MIN_EFFECT
+) -> pd.Series:
+    return classify(sanity_exp12(summary, technique, min_effect), "verdict", "follows", "fails")
 
 
 def as_columns(classes: pd.Series) -> pd.DataFrame:

@@ -79,3 +79,39 @@ def compare_lists(ours: list[str], table: str) -> pd.DataFrame:
     return pd.DataFrame(
         {"paper": [m in paper for m in names], "ours": [m in ours for m in names]}, index=names
     )
+
+
+EFFECT_GRID = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2)
+
+
+def sensitivity(
+    summary: pd.DataFrame,
+    clusterings: dict[str, pd.Series],
+    effects: tuple[float, ...] = EFFECT_GRID,
+    paper_metrics: list[str] | None = None,
+) -> pd.DataFrame:
+    """How Tables 7, 8, 11 and 12 move with the rules' minimum effect size: per ``min_effect``,
+    the class counts of Tables 7 and 8, their agreement with the paper (on ``paper_metrics``, by
+    default the paper's 21), and the size of the selection after each round with its overlap with
+    the paper's Tables 11 and 12. The clusterings do not depend on the rule and are passed in."""
+    from .analysis import CLASSES, select_metrics, table7, table8
+
+    paper_metrics = paper_metrics or list(paper_classes("table7").index)
+    rows = []
+    for effect in effects:
+        t7, t8 = table7(summary, effect), table8(summary, min_effect=effect)
+        first, second, _ = select_metrics(
+            t7.reindex(paper_metrics).dropna(), t8.reindex(paper_metrics).dropna(), clusterings
+        )
+        row = {"min_effect": effect}
+        for name, table in (("Table 7", t7), ("Table 8", t8)):
+            for c in CLASSES:
+                row[f"{name}: {c}"] = int((table.reindex(paper_metrics) == c).sum())
+            row[f"{name}: agree with paper"] = int(
+                compare_classes(table, name.lower().replace(" ", "")).agree.sum()
+            )
+        for name, chosen, key in (("Table 11", first, "table11"), ("Table 12", second, "table12")):
+            row[f"{name}: kept"] = len(chosen)
+            row[f"{name}: also in paper"] = len(set(chosen) & set(paper_tables()[key]))
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("min_effect")
