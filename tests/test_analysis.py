@@ -221,3 +221,12 @@ def test_comparison_of_the_paper_with_itself_agrees_fully():
     assert P.compare_clusters(moved, "table9")["pairs agreeing"] == 209
     lists = P.compare_lists(["DCR", "NNDR"], "table12")
     assert lists.loc["NNDR"].tolist() == [False, True] and lists.loc["DCR"].tolist() == [True, True]
+
+
+def test_scores_that_read_the_same_share_a_colour():
+    from privmetrics.experiments.figures import rank_shade
+
+    mean = pd.DataFrame({"Random": [0.0], "A": [0.9600], "B": [0.95999], "Real": [1.0]})
+    shade = rank_shade(mean).iloc[0]
+    assert shade["A"] == shade["B"]
+    assert shade["Random"] == 0.0 and shade["Real"] == 1.0 and 0 < shade["A"] < 1

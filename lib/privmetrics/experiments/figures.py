@@ -21,14 +21,23 @@ def category_boundaries(metrics: list[str]) -> list[int]:
     return [i for i in range(1, len(cats)) if cats[i] != cats[i - 1]]
 
 
+DIGITS = 2  # the heatmaps print scores to this many decimals
+
+
+def rank_shade(mean: pd.DataFrame) -> pd.DataFrame:
+    """Each row's configurations ranked on the scores *as printed* (``DIGITS`` decimals), scaled to
+    [0, 1]: scores that read the same share a colour (0.9600 and 0.9599 are one rank)."""
+    shade = mean.round(DIGITS).rank(axis=1, method="average")
+    return (shade - 1).div((shade.max(axis=1) - 1).replace(0, 1), axis=0)
+
+
 def score_heatmap(summary: pd.DataFrame, dataset: str, colour: str = "rank") -> plt.Figure:
     """Mean (and SEM below it) of every metric x configuration. ``colour="rank"``: each metric's
     row coloured by the rank of the configurations (Figures 5, 6: red = highest score = least
     private); ``colour="value"``: by the score itself, 0 blue to 1 red (Figures 13, 14)."""
     mean, sem = score_table(summary, dataset, "mean"), score_table(summary, dataset, "sem")
     if colour == "rank":
-        shade = mean.rank(axis=1, method="average")
-        shade = (shade - 1).div((shade.max(axis=1) - 1).replace(0, 1), axis=0)
+        shade = rank_shade(mean)
     elif colour == "value":
         shade = mean
     else:
@@ -40,7 +49,7 @@ def score_heatmap(summary: pd.DataFrame, dataset: str, colour: str = "rank") -> 
             ax.text(
                 j,
                 i,
-                f"{mean.iat[i, j]:.2f}\n±{sem.iat[i, j]:.2f}",
+                f"{mean.iat[i, j]:.{DIGITS}f}\n±{sem.iat[i, j]:.{DIGITS}f}",
                 ha="center",
                 va="center",
                 fontsize=6.5,
