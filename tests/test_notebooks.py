@@ -31,3 +31,28 @@ def test_every_notebook_executes_and_shows_something(tmp_path, monkeypatch):
 def test_unknown_profile_fails_before_running(tmp_path):
     with pytest.raises(KeyError, match="unknown profile 'fast'"):
         run_notebooks("fast", tmp_path)
+
+
+def test_the_book_hides_code_and_shows_one_parameter_cell(tmp_path):
+    import nbformat
+
+    from privmetrics.reproduce import tag_for_book
+
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# Title"),
+            nbformat.v4.new_code_cell("profile = 'quick'", metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell(
+                "profile = 'smoke'", metadata={"tags": ["injected-parameters"]}
+            ),
+            nbformat.v4.new_code_cell("print(profile)"),
+        ]
+    )
+    path = tmp_path / "n.ipynb"
+    nbformat.write(notebook, path)
+    tag_for_book(path)
+    cells = nbformat.read(path, as_version=4).cells
+    assert "tags" not in cells[0].metadata
+    assert "remove-cell" in cells[1].metadata.tags
+    assert "hide-input" in cells[2].metadata.tags and "remove-cell" not in cells[2].metadata.tags
+    assert cells[3].metadata.tags == ["hide-input"]

@@ -54,9 +54,27 @@ def run_notebooks(profile: str, out_dir: Path, names: list[str] | None = None) -
             kernel_name="python3",
             progress_bar=True,
         )
+        tag_for_book(target)
         print(f"executed {name} in {time.perf_counter() - start:.1f} s -> {target}")
         written.append(target)
     return written
+
+
+def tag_for_book(path: Path) -> None:
+    """Code hidden behind a toggle (jupyter-book's ``hide-input``), outputs shown; the notebook's
+    default ``parameters`` cell removed, since papermill's ``injected-parameters`` cell below it
+    holds the values actually used (otherwise the book shows two parameter cells)."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.setdefault("tags", [])
+        wanted = "remove-cell" if "parameters" in tags else "hide-input"
+        if wanted not in tags:
+            tags.append(wanted)
+    nbformat.write(notebook, path)
 
 
 def build_book() -> Path:
