@@ -230,3 +230,11 @@ def test_scores_that_read_the_same_share_a_colour():
     shade = rank_shade(mean).iloc[0]
     assert shade["A"] == shade["B"]
     assert shade["Random"] == 0.0 and shade["Real"] == 1.0 and 0 < shade["A"] < 1
+
+
+def test_marks_replace_booleans_only():
+    from privmetrics.experiments.figures import marks
+
+    table = marks(pd.DataFrame({"passes": [True, False], "rho": [0.5, 1.0], "note": ["a", "b"]}))
+    assert table.passes.tolist() == ["✓", "✗"]
+    assert table.rho.tolist() == [0.5, 1.0] and table.note.tolist() == ["a", "b"]

@@ -126,3 +126,12 @@ def correlation_heatmap(
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def marks(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table for reading: boolean columns as ✓ and ✗ instead of walls of True/False."""
+    out = frame.copy()
+    for col in out.columns:
+        if pd.api.types.is_bool_dtype(out[col]):
+            out[col] = out[col].map({True: "✓", False: "✗"})
+    return out
