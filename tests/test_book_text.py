@@ -1,0 +1,36 @@
+"""The book's hand-written pages state no measured number or verdict: those are generated from the
+results in the notebooks. A number in hand-written prose may only name a table, figure,
+algorithm, section, experiment, selection round or epsilon."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+NAMING = re.compile(
+    r"(Tables?|Figures?|Algorithms?|Sections?|Experiments?|Rounds?|epsilon|and|Eqs?\.)\s*$", re.IGNORECASE
+)
+NUMBER = re.compile(r"(?<![\w.`-])\d+(?:[.,]\d+)*(?![\w`])")
+
+
+def typed_numbers(text: str) -> list[str]:
+    """Numbers in prose (outside code spans and blocks) not preceded by a naming word."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    found = []
+    for match in NUMBER.finditer(text):
+        before = text[max(0, match.start() - 30) : match.start()]
+        if not NAMING.search(before):
+            found.append(text[max(0, match.start() - 40) : match.end() + 10].replace("\n", " "))
+    return found
+
+
+def test_the_check_finds_a_typed_number():
+    assert typed_numbers("Random lands at 0.96 on JensenShannonDist.")
+    assert not typed_numbers("As Tables 7 and 8 show, Algorithm 22 at epsilon 10 (Section 6.4).")
+
+
+@pytest.mark.parametrize("page", ["discussion.md"])
+def test_hand_written_pages_type_no_results(page):
+    assert typed_numbers((BOOK / page).read_text()) == []
