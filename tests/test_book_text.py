@@ -9,7 +9,8 @@ import pytest
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 NAMING = re.compile(
-    r"(Tables?|Figures?|Algorithms?|Sections?|Experiments?|Rounds?|epsilon|and|Eqs?\.)\s*$", re.IGNORECASE
+    r"(Tables?|Figures?|Algorithms?|Sections?|Experiments?|Rounds?|epsilon|and|Eqs?\.)\s*$",
+    re.IGNORECASE,
 )
 NUMBER = re.compile(r"(?<![\w.`-])\d+(?:[.,]\d+)*(?![\w`])")
 

@@ -115,3 +115,108 @@ def sensitivity(
             row[f"{name}: also in paper"] = len(set(chosen) & set(paper_tables()[key]))
         rows.append(row)
     return pd.DataFrame(rows).set_index("min_effect")
+
+
+# --- Three ways, and the cause of each difference ---------------------------------------------------
+
+WAYS = {
+    "ours with the paper's definitions": ("paper", "paper"),
+    "ours repaired": ("ours", "ours"),
+}
+
+
+def reading(raw: pd.DataFrame, definitions: str, pategan: str) -> pd.DataFrame:
+    """The store's ``raw`` results read with the paper's or our metric definitions and the paper's
+    or our PATE-GAN settings, independently (plain metric and configuration names)."""
+    from .ways import PAPER_SETTING, edition
+
+    r = raw
+    if pategan == "ours":
+        r = r[~r.config.str.contains(PAPER_SETTING, regex=False)]
+    if definitions == "ours":
+        r = r[~r.metric.str.contains("@", regex=False)]
+    return edition(r, "paper")  # swaps in whatever paper-side readings remain
+
+
+def _tables(summary: pd.DataFrame, datasets: list[str], min_effect: float) -> dict:
+    from .analysis import optics_clusters, select_metrics, table7, table8
+
+    t7, t8 = table7(summary, min_effect), table8(summary, min_effect=min_effect)
+    clusterings = {d: optics_clusters(summary, d) for d in datasets}
+    first, second, _ = select_metrics(t7, t8, clusterings)
+    return {"t7": t7, "t8": t8, "clusterings": clusterings, "t11": first, "t12": second}
+
+
+def three_ways(
+    raw: pd.DataFrame, metrics: list[str], min_effect: float | None = None
+) -> pd.DataFrame:
+    """Agreement with the paper's Tables 7-12 for each way of reading our results (``WAYS``): the
+    metrics in the same class (7, 8), the metric pairs clustered alike (9, 10, where the dataset
+    is present) and the metrics on both lists or on neither (11, 12). ``metrics``: the paper's."""
+    from .analysis import MIN_EFFECT, summarise
+
+    effect = MIN_EFFECT if min_effect is None else min_effect
+    rows = {}
+    for label, (definitions, pategan) in WAYS.items():
+        results = reading(raw, definitions, pategan)
+        summary = summarise(results[results.metric.isin(metrics)])
+        datasets = list(summary.index.unique("dataset"))
+        t = _tables(summary, datasets, effect)
+        row = {}
+        for key, table in (("t7", "table7"), ("t8", "table8")):
+            cmp = compare_classes(t[key], table)
+            row[table] = f"{int(cmp.agree.sum())} of {len(cmp)}"
+        for table in ("table9", "table10"):
+            name = paper_tables()[table]["dataset"]
+            if name in t["clusterings"]:
+                stats = compare_clusters(t["clusterings"][name], table)
+                row[table] = f"ARI {stats['adjusted rand index']:.2f}"
+        for key, table in (("t11", "table11"), ("t12", "table12")):
+            cmp = compare_lists(t[key], table)
+            row[table] = f"{int((cmp.paper & cmp.ours).sum())} shared; ours {len(t[key])}"
+        rows[label] = row
+    paper_row = {
+        "table7": "-", "table8": "-", "table9": "-", "table10": "-",
+        "table11": f"{len(paper_tables()['table11'])} listed",
+        "table12": f"{len(paper_tables()['table12'])} listed",
+    }  # fmt: skip
+    return pd.DataFrame({"the paper": paper_row, **rows}).T
+
+
+def causes(raw: pd.DataFrame, metrics: list[str], min_effect: float | None = None) -> pd.DataFrame:
+    """For Tables 7 and 8, every metric whose class (ours repaired) differs from the paper's, with
+    the cause *measured*: the class is recomputed with one change at a time, and a change that
+    gives the paper's class is a cause. Changes: the paper's definition of the metric, the paper's
+    PATE-GAN settings, both, and the rule without an effect size. When none gives the paper's
+    class, the cause is the data (dataset, sample size or seeds), which these results cannot
+    separate further."""
+    from .analysis import MIN_EFFECT, summarise, table7, table8
+
+    effect = MIN_EFFECT if min_effect is None else min_effect
+    variants = {
+        "definition": (("paper", "ours"), effect),
+        "PATE-GAN settings": (("ours", "paper"), effect),
+        "definition and PATE-GAN together": (("paper", "paper"), effect),
+        "rule (no effect size)": (("ours", "ours"), 0.0),
+    }
+    summaries = {}
+    for reading_key in {v[0] for v in variants.values()} | {("ours", "ours")}:
+        results = reading(raw, *reading_key)
+        summaries[reading_key] = summarise(results[results.metric.isin(metrics)])
+    rows = []
+    for table, classify in (("table7", table7), ("table8", lambda s, e: table8(s, min_effect=e))):
+        paper = paper_classes(table)
+        ours = classify(summaries["ours", "ours"], effect)
+        for metric in paper.index:
+            if metric not in ours.index or ours[metric] == paper[metric]:
+                continue
+            found = [
+                name
+                for name, (key, e) in variants.items()
+                if classify(summaries[key], e).get(metric) == paper[metric]
+            ]
+            rows.append(
+                {"table": table, "metric": metric, "paper": paper[metric], "ours": ours[metric],
+                 "cause": "; ".join(found) if found else "data (dataset, sample size or seeds)"}
+            )  # fmt: skip
+    return pd.DataFrame(rows, columns=["table", "metric", "paper", "ours", "cause"])
