@@ -262,3 +262,18 @@ def test_causes_name_the_definition_when_the_papers_definition_gives_the_papers_
     ways = P.three_ways(raw, ["MDCR", "DCR"])
     assert ways.loc["ours with the paper's definitions", "table7"] == "1 of 21"
     assert ways.loc["ours repaired", "table7"] == "0 of 21"
+
+
+def test_pategan_response_counts_rising_metrics_per_setting():
+    """Ours rises with epsilon on DCR and MDCR and falls on NNAA; the paper-settings PATE-GAN is
+    flat everywhere (no rho), so nothing rises there."""
+    eps = [0.2, 1, 2, 10]
+    ours = {f"PATE-GAN ε={e:g}": 0.1 * i for i, e in enumerate(eps)}
+    flat = {f"PATE-GAN (paper) ε={e:g}": 0.3 for e in eps}
+    falling = {f"PATE-GAN ε={e:g}": 0.5 - 0.1 * i for i, e in enumerate(eps)}
+    raw = results_from(
+        {"DCR": ours | flat, "MDCR": ours | flat, "NNAA": falling | flat}, "toy", spread=0.01
+    )
+    raw["technique"] = "pategan"
+    table = P.pategan_response(raw, ["DCR", "MDCR", "NNAA"])
+    assert table.loc["toy", "ours"] == 2 and table.loc["toy", "paper settings"] == 0

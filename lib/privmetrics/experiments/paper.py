@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import cache
 from itertools import combinations
 
+import numpy as np
 import pandas as pd
 import yaml
 from sklearn.metrics import adjusted_rand_score
@@ -220,3 +221,33 @@ def causes(raw: pd.DataFrame, metrics: list[str], min_effect: float | None = Non
                  "cause": "; ".join(found) if found else "data (dataset, sample size or seeds)"}
             )  # fmt: skip
     return pd.DataFrame(rows, columns=["table", "metric", "paper", "ours", "cause"])
+
+
+def pategan_response(raw: pd.DataFrame, metrics: list[str], threshold: float = 0.8) -> pd.DataFrame:
+    """Per dataset, how many of ``metrics`` rise with epsilon for PATE-GAN: Spearman rho between
+    epsilon (the grid 0.2, 1, 2, 10) and the mean score >= ``threshold``, for our PATE-GAN and for
+    the one with the paper's settings (a metric whose mean does not move has no rho and does not
+    rise)."""
+    from scipy.stats import spearmanr
+
+    from .analysis import summarise
+    from .grid import EPSILONS
+
+    out = {}
+    for label, pategan in (("ours", "ours"), ("paper settings", "paper")):
+        results = reading(raw, "ours", pategan)
+        summary = summarise(results[results.metric.isin(metrics)])["mean"]
+        for dataset in summary.index.unique("dataset"):
+            configs = [f"PATE-GAN ε={e:g}" for e in EPSILONS]
+            present = summary.loc[dataset].index.unique("config")
+            if not set(configs) <= set(present):
+                continue
+            curve = summary.loc[dataset].unstack("config")[configs]
+            rho = curve.apply(
+                lambda row: spearmanr(EPSILONS, row).statistic if np.ptp(row) > 0 else np.nan,
+                axis=1,
+            )
+            out[dataset, label] = int((rho >= threshold).sum())
+    table = pd.Series(out, dtype=int).unstack()
+    table.columns.name = f"metrics rising (rho >= {threshold:g}) of {len(metrics)}"
+    return table
