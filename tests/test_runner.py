@@ -136,6 +136,10 @@ def test_store_records_sessions_and_cell_provenance(tmp_path):
     assert cells.commit_id.notna().all()
     small_grid(tmp_path)  # nothing left to compute: no new session
     assert len(store.sessions()) == 1
+    summary = store.provenance()
+    assert summary.cells.sum() == store.count("cells")
+    assert (summary.runs >= 1).all() and (summary.cell_hours > 0).all()
+    assert (summary.sessions == 1).all() and (summary.versions != "").all()
 
 
 def test_store_migrates_an_older_database(tmp_path):

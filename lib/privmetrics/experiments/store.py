@@ -181,6 +181,26 @@ class ResultsStore:
         with self._connection() as conn:
             return pd.read_sql_query("SELECT rowid AS session, * FROM sessions", conn)
 
+    def provenance(self) -> pd.DataFrame:
+        """Where the results come from, per dataset: cells, rows, runs, the library versions and
+        commits that computed them, the machines' cores and load, and the computing time (sum of
+        cell times, hours) next to the first and last finish."""
+        cells = self.cells()
+        sessions = self.sessions()
+        per = cells.groupby("dataset").agg(
+            cells=("config", "size"),
+            rows=("rows", "max"),
+            runs=("run", "nunique"),
+            versions=("version", lambda v: ", ".join(sorted(set(v)))),
+            commits=("commit_id", lambda c: ", ".join(sorted({str(x)[:7] for x in c.dropna()}))),
+            cell_hours=("cell_seconds", lambda t: float(t.sum()) / 3600),
+            first=("finished", "min"),
+            last=("finished", "max"),
+        )
+        per["cores"] = ", ".join(str(int(c)) for c in sorted(set(sessions.cores.dropna()))) or "-"
+        per["sessions"] = len(sessions)
+        return per
+
     def results(self) -> pd.DataFrame:
         """Every score with its cell's details (the ``results`` view) as a DataFrame."""
         with self._connection() as conn:
