@@ -277,3 +277,14 @@ def test_pategan_response_counts_rising_metrics_per_setting():
     raw["technique"] = "pategan"
     table = P.pategan_response(raw, ["DCR", "MDCR", "NNAA"])
     assert table.loc["toy", "ours"] == 2 and table.loc["toy", "paper settings"] == 0
+
+
+def test_the_papers_statements_are_computed_from_our_results():
+    res = results_from({"DCR": ordered(), "MDCR": ordered() | {"TVAE": 1.3}}, "flchain", 0.01)
+    found = P.statements(A.summarise(res), "exp11").set_index("paper")
+    assert found.loc[21, "ours"] == 1  # Real highest on DCR only (TVAE tops MDCR)
+    assert found.loc[8, "ours"] == 2  # Random lowest on both
+    assert not found.loc[8, "same"]
+    assert pd.isna(found.loc[13, "ours"])  # about Texas, which these results lack
+    statements = P.paper_statements()
+    assert {s["measure"] for s in statements} <= set(P.STATEMENT_MEASURES)

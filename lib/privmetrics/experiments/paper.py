@@ -223,31 +223,132 @@ def causes(raw: pd.DataFrame, metrics: list[str], min_effect: float | None = Non
     return pd.DataFrame(rows, columns=["table", "metric", "paper", "ours", "cause"])
 
 
+def rising(curve: pd.DataFrame, x, threshold: float = 0.8) -> int:
+    """How many rows of ``curve`` (metric x points, means) rise with ``x``: Spearman rho >= threshold
+    (a row that does not move has no rho and does not rise)."""
+    from scipy.stats import spearmanr
+
+    rho = curve.apply(
+        lambda row: spearmanr(x, row).statistic if np.ptp(row) > 0 else np.nan, axis=1
+    )
+    return int((rho >= threshold).sum())
+
+
+def _pategan_grid(mean: pd.Series, dataset: str) -> pd.DataFrame | None:
+    from .grid import EPSILONS
+
+    configs = [f"PATE-GAN ε={e:g}" for e in EPSILONS]
+    if dataset not in mean.index.unique("dataset"):
+        return None
+    part = mean.loc[dataset].unstack("config")
+    return part[configs] if set(configs) <= set(part.columns) else None
+
+
 def pategan_response(raw: pd.DataFrame, metrics: list[str], threshold: float = 0.8) -> pd.DataFrame:
     """Per dataset, how many of ``metrics`` rise with epsilon for PATE-GAN: Spearman rho between
     epsilon (the grid 0.2, 1, 2, 10) and the mean score >= ``threshold``, for our PATE-GAN and for
-    the one with the paper's settings (a metric whose mean does not move has no rho and does not
-    rise)."""
-    from scipy.stats import spearmanr
-
+    the one with the paper's settings."""
     from .analysis import summarise
     from .grid import EPSILONS
 
     out = {}
     for label, pategan in (("ours", "ours"), ("paper settings", "paper")):
         results = reading(raw, "ours", pategan)
-        summary = summarise(results[results.metric.isin(metrics)])["mean"]
-        for dataset in summary.index.unique("dataset"):
-            configs = [f"PATE-GAN ε={e:g}" for e in EPSILONS]
-            present = summary.loc[dataset].index.unique("config")
-            if not set(configs) <= set(present):
-                continue
-            curve = summary.loc[dataset].unstack("config")[configs]
-            rho = curve.apply(
-                lambda row: spearmanr(EPSILONS, row).statistic if np.ptp(row) > 0 else np.nan,
-                axis=1,
-            )
-            out[dataset, label] = int((rho >= threshold).sum())
+        mean = summarise(results[results.metric.isin(metrics)])["mean"]
+        for dataset in mean.index.unique("dataset"):
+            curve = _pategan_grid(mean, dataset)
+            if curve is not None:
+                out[dataset, label] = rising(curve, EPSILONS, threshold)
     table = pd.Series(out, dtype=int).unstack()
     table.columns.name = f"metrics rising (rho >= {threshold:g}) of {len(metrics)}"
     return table
+
+
+# --- The paper's statements beside ours --------------------------------------------------------------
+
+
+def _printed(table: pd.DataFrame) -> pd.DataFrame:
+    from .figures import DIGITS
+
+    return table.round(DIGITS)
+
+
+def _passing_sanity(summary, dataset):
+    from .analysis import sanity_exp11
+
+    checks = sanity_exp11(summary)
+    return int(checks[checks.dataset == dataset].passes.sum())
+
+
+def _random_lowest(summary, dataset):
+    from .analysis import score_table
+
+    table = _printed(score_table(summary, dataset))
+    return int((table["Random"] == table.min(axis=1)).sum())
+
+
+def _real_highest(summary, dataset):
+    from .analysis import score_table
+
+    table = _printed(score_table(summary, dataset))
+    return int((table["Real"] == table.max(axis=1)).sum())
+
+
+def _adequate(which):
+    def count(summary, dataset):
+        from .analysis import ADEQUATE, table7, table8
+
+        table = table7(summary) if which == 7 else table8(summary)
+        return int((table == ADEQUATE).sum())
+
+    return count
+
+
+def _privbayes_rising(summary, dataset):
+    from .analysis import sanity_exp12
+
+    checks = sanity_exp12(summary)
+    return int((checks[checks.dataset == dataset].rho >= 0.8).sum())
+
+
+def _pategan_rising(summary, dataset):
+    from .grid import EPSILONS
+
+    curve = _pategan_grid(summary["mean"], dataset)
+    return None if curve is None else rising(curve, EPSILONS)
+
+
+STATEMENT_MEASURES = {
+    "passing_sanity": _passing_sanity,
+    "random_lowest": _random_lowest,
+    "real_highest": _real_highest,
+    "adequate_table7": _adequate(7),
+    "adequate_table8": _adequate(8),
+    "privbayes_rising": _privbayes_rising,
+    "pategan_rising": _pategan_rising,
+}
+
+
+@cache
+def paper_statements() -> list[dict]:
+    with open(REPO_ROOT / "data" / "paper" / "statements.yml") as fh:
+        return yaml.safe_load(fh)
+
+
+def statements(summary: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    """The paper's statements about ``experiment`` (data/paper/statements.yml) with the paper's
+    count, ours computed from ``summary`` (the paper's 21 metrics, our edition) on the stated
+    dataset, and whether they are equal; datasets absent from ``summary`` give no value."""
+    present = set(summary.index.unique("dataset"))
+    rows = []
+    for s in paper_statements():
+        if s["experiment"] != experiment:
+            continue
+        ours = None
+        if s["dataset"] == "all" or s["dataset"] in present:
+            ours = STATEMENT_MEASURES[s["measure"]](summary, s["dataset"])
+        rows.append(
+            {"dataset": s["dataset"], "the paper says": s["paper"], "paper": s["value"],
+             "ours": ours, "same": None if ours is None else ours == s["value"]}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
