@@ -288,3 +288,11 @@ def test_the_papers_statements_are_computed_from_our_results():
     assert pd.isna(found.loc[13, "ours"])  # about Texas, which these results lack
     statements = P.paper_statements()
     assert {s["measure"] for s in statements} <= set(P.STATEMENT_MEASURES)
+
+
+def test_pages_say_what_they_show():
+    from privmetrics.experiments.figures import shown
+
+    res = results_from({"DCR": ordered()}, "texas", runs=3).assign(rows=2000)
+    line = shown(res, "quick")
+    assert line == "Shown: profile `quick`; texas (2,000 rows, 3 runs per configuration)."

@@ -135,3 +135,14 @@ def marks(frame: pd.DataFrame) -> pd.DataFrame:
         if pd.api.types.is_bool_dtype(out[col]):
             out[col] = out[col].map({True: "✓", False: "✗"})
     return out
+
+
+def shown(results: pd.DataFrame, profile: str) -> str:
+    """One line saying what a page shows: the profile, and per dataset its rows and runs."""
+    parts = []
+    for dataset, part in results.groupby("dataset", sort=False):
+        runs = part.groupby("config").run.nunique()
+        span = f"{runs.min()}" if runs.min() == runs.max() else f"{runs.min()}-{runs.max()}"
+        rows = f"{int(part['rows'].max()):,} rows, " if "rows" in part else ""
+        parts.append(f"{dataset} ({rows}{span} runs per configuration)")
+    return f"Shown: profile `{profile}`; " + "; ".join(parts) + "."
