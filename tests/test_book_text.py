@@ -35,3 +35,26 @@ def test_the_check_finds_a_typed_number():
 @pytest.mark.parametrize("page", ["discussion.md"])
 def test_hand_written_pages_type_no_results(page):
     assert typed_numbers((BOOK / page).read_text()) == []
+
+
+DURATION = re.compile(
+    r"(?<![\w.])\d+(?:[.,]\d+)?\s*(?:s|sec|seconds?|min|minutes?|h|hours?)\b(?!-)", re.IGNORECASE
+)
+
+
+def typed_durations(text: str) -> list[str]:
+    """Durations in prose (code blocks, where captured output lives, are left out)."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    return [m.group(0) for m in DURATION.finditer(text)]
+
+
+def test_the_duration_check_finds_a_typed_time():
+    assert typed_durations("the whole run took about 1.5 min (grid 56 s)") == ["1.5 min", "56 s"]
+    assert typed_durations("epsilon 10, 25,000 rows, 3 runs") == []
+
+
+@pytest.mark.parametrize("page", ["README.md", *sorted(p.name for p in BOOK.glob("*.md"))], ids=str)
+def test_no_page_types_a_duration(page):
+    path = BOOK.parent / page if page == "README.md" else BOOK / page
+    assert typed_durations(path.read_text()) == []

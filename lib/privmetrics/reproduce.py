@@ -10,6 +10,7 @@ then builds them without re-executing (``execute_notebooks: off`` in ``_config.y
 from __future__ import annotations
 
 import argparse
+import contextlib
 import subprocess
 import sys
 import time
@@ -17,6 +18,8 @@ from pathlib import Path
 
 from .datasets import REPO_ROOT
 from .profiles import get_profile
+from .threads import available_cores
+from .timings import NO_REPORT, TimingReport
 
 # In book order; each notebook takes the papermill parameter ``profile``.
 NOTEBOOKS = [
@@ -36,7 +39,9 @@ NOTEBOOKS = [
 ]
 
 
-def run_notebooks(profile: str, out_dir: Path, names: list[str] | None = None) -> list[Path]:
+def run_notebooks(
+    profile: str, out_dir: Path, names: list[str] | None = None, report: TimingReport | None = None
+) -> list[Path]:
     import papermill
 
     get_profile(profile)  # fail before starting a kernel when the name is wrong
@@ -46,14 +51,15 @@ def run_notebooks(profile: str, out_dir: Path, names: list[str] | None = None) -
         source = REPO_ROOT / "notebooks" / f"{name}.ipynb"
         target = out_dir / f"{name}.ipynb"
         start = time.perf_counter()
-        papermill.execute_notebook(
-            str(source),
-            str(target),
-            parameters={"profile": profile},
-            cwd=str(REPO_ROOT),
-            kernel_name="python3",
-            progress_bar=True,
-        )
+        with report.step(f"notebook {name}") if report else contextlib.nullcontext():
+            papermill.execute_notebook(
+                str(source),
+                str(target),
+                parameters={"profile": profile},
+                cwd=str(REPO_ROOT),
+                kernel_name="python3",
+                progress_bar=True,
+            )
         tag_for_book(target)
         print(f"executed {name} in {time.perf_counter() - start:.1f} s -> {target}")
         written.append(target)
@@ -92,20 +98,43 @@ def build_book() -> Path:
     return REPO_ROOT / "_build" / "html" / "index.html"
 
 
+def timings_paths(profile: str) -> tuple[Path, Path]:
+    """The JSON report and the Markdown table the book includes."""
+    from .experiments.runner import results_path
+
+    return (
+        results_path(profile).with_name(f"timings-{profile}.json"),
+        REPO_ROOT / "book" / "generated" / "timings.md",
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="quick")
     parser.add_argument("--skip-notebooks", action="store_true", help="only rebuild the book")
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    json_path, markdown_path = timings_paths(args.profile)
     if not args.skip_notebooks:
         from .experiments.runner import run_grid
+        from .experiments.store import current_commit
 
-        store = run_grid(args.profile)  # resumable: finished cells are not recomputed
+        report = TimingReport(args.profile, available_cores(), current_commit(REPO_ROOT))
+        with report.step("experiment grid"):
+            store = run_grid(args.profile)  # resumable: finished cells are not recomputed
         print(
             f"results: {store.count('cells')} cells in {store.path} ({time.perf_counter() - start:.0f} s)"
         )
-        run_notebooks(args.profile, REPO_ROOT / "book" / "generated")
+        run_notebooks(args.profile, REPO_ROOT / "book" / "generated", report=report)
+        report.close()
+        report.save(json_path)
+        markdown_path.write_text(report.to_markdown())
+        print(report.to_markdown())
+    elif not markdown_path.exists():
+        markdown_path.parent.mkdir(parents=True, exist_ok=True)
+        markdown_path.write_text(
+            TimingReport.load(json_path).to_markdown() if json_path.exists() else NO_REPORT
+        )
     index = build_book()
     print(f"book built in {time.perf_counter() - start:.0f} s: open {index}")
 
