@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from privmetrics.__main__ import main
-from privmetrics.audit import audit, reading
+from privmetrics.audit import audit, position, reading, relative_reading
 from privmetrics.metrics import REGISTRY
 from privmetrics.schema import infer_schema
 
@@ -140,7 +140,7 @@ def test_schema_inference_on_mixed_types():
 
 def test_python_api_returns_a_tidy_table(files, capsys):
     _, real, synthetic = files
-    table = audit(real, real.copy(), sensitive=["diagnosis"])
+    table = audit(real, real.copy(), sensitive=["diagnosis"], baselines=False)
     assert list(table.columns) == ["metric", "category", "score", "reading"]
     assert table.metric.tolist() == FINAL
     assert "inferred schema" in capsys.readouterr().out
@@ -150,6 +150,36 @@ def test_python_api_returns_a_tidy_table(files, capsys):
     plain = audit(real, synthetic, metrics=["CGeneralizedCAP", "DCR"])
     assert np.isnan(plain.score.iloc[0]) and "needs key and sensitive" in plain.reading.iloc[0]
     assert np.isfinite(plain.score.iloc[1])
+
+
+def test_readings_are_relative_to_the_baselines_of_the_same_data(files):
+    """With baselines (the default) the identity sits at Real (position 1, "near Real") on every
+    metric that separates the baselines, and Random's own release at Random (position 0)."""
+    _, real, _ = files
+    copy = audit(real, real.copy(), sensitive=["diagnosis"])
+    assert list(copy.columns) == [
+        "metric",
+        "category",
+        "score",
+        "Random",
+        "Real",
+        "position",
+        "reading",
+    ]
+    informative = copy.dropna(subset=["position"])
+    assert len(informative) >= 5
+    assert np.allclose(informative.position, 1.0)
+    assert informative.reading.str.startswith("near Real (100% of the way").all()
+    uninformative = copy[copy.position.isna()]
+    assert uninformative.reading.str.startswith("uninformative here").all()
+
+
+def test_relative_reading_thirds_and_a_flat_metric():
+    assert relative_reading(0.2, 0.1, 0.9).startswith("near Random (12%")
+    assert relative_reading(0.5, 0.1, 0.9).startswith("between Random and Real (50%")
+    assert relative_reading(0.8, 0.1, 0.9).startswith("near Real (88%")
+    assert relative_reading(0.5, 0.500, 0.505).startswith("uninformative")
+    assert np.isnan(position(0.5, 0.5, 0.505)) and position(0.3, 0.1, 0.5) == pytest.approx(0.5)
 
 
 def test_reading_bands():

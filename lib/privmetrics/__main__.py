@@ -149,6 +149,11 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--out", help="write an HTML report here")
     audit.add_argument("--seed", type=int, default=0)
     audit.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="skip scoring Random and Real on the real table (faster; readings use fixed bands)",
+    )
+    audit.add_argument(
         "--na-values",
         type=comma_list,
         help='comma-separated CSV cells to read as missing (default: only empty cells; "NA" is a value)',

@@ -35,16 +35,41 @@ from .schema import Schema, infer_schema
 from .threads import available_cores, limited
 from .validation import InvalidInputError, validate
 
-# score bands for the reading: the upper bound of each band, and what it says
+# score bands for the reading without baselines: the upper bound of each band, and what it says
 BANDS = ((0.2, "low risk"), (0.5, "moderate risk"), (0.8, "high risk"), (1.01, "very high risk"))
+# with baselines: where the score sits between Random (0) and Real (1) on the same real table
+POSITION_BANDS = ((1 / 3, "near Random"), (2 / 3, "between Random and Real"), (np.inf, "near Real"))
+MIN_SPAN = 0.01  # Random and Real closer than this: the metric cannot place a release here
 
 
 def reading(score: float) -> str:
-    """A short reading of a score on the paper's scale (0 = private, 1 = no privacy)."""
+    """A short reading of a score on the paper's scale (0 = private, 1 = no privacy), by fixed
+    bands; used only when no baselines are computed."""
     for upper, words in BANDS:
         if score < upper:
             return words
     return BANDS[-1][1]
+
+
+def position(score: float, random: float, real: float) -> float:
+    """Where ``score`` sits between the Random (0) and Real (1) scores of the same real table;
+    NaN when they are closer than ``MIN_SPAN``."""
+    span = real - random
+    if not np.isfinite(span) or abs(span) < MIN_SPAN:
+        return np.nan
+    return float((score - random) / span)
+
+
+def relative_reading(score: float, random: float, real: float) -> str:
+    """The reading relative to what this data allows: thirds of the Random-to-Real distance (a
+    release a third of the way towards a copy is "near Random", two thirds "near Real")."""
+    where = position(score, random, real)
+    if np.isnan(where):
+        return "uninformative here (Random and Real score alike on this data)"
+    for upper, words in POSITION_BANDS:
+        if where < upper:
+            return f"{words} ({where:.0%} of the way from Random to Real)"
+    return POSITION_BANDS[-1][1]
 
 
 def read_table(path: str | Path, na_values: list[str] | None = None) -> pd.DataFrame:
@@ -176,11 +201,16 @@ def audit(
     seed: int = 0,
     progress: bool = False,
     report: bool = False,
+    baselines: bool = True,
 ) -> pd.DataFrame | AuditReport:
     """Score ``synthetic`` against ``real`` with the chosen metrics.
 
-    Returns a tidy DataFrame (metric, category, score, reading), or the full :class:`AuditReport`
-    with ``report=True``. ``metrics``: ``"selected"`` (the paper's final seven, Table 12), ``"all"``,
+    Returns a tidy DataFrame (metric, category, score, reading; with ``baselines`` also the
+    scores of the two baselines on the same real table, Random (the paper's Algorithm 22, seeded)
+    and Real (the table itself), and the score's position between them), or the full
+    :class:`AuditReport` with ``report=True``. With baselines the reading is relative (see
+    :func:`relative_reading`): a score means little until it is set against what the data allows;
+    without them it falls back to fixed bands of the raw score. ``metrics``: ``"selected"`` (the paper's final seven, Table 12), ``"all"``,
     or names. Bad input raises :class:`~privmetrics.validation.InvalidInputError` naming the problem.
     """
     start = time.perf_counter()
@@ -203,6 +233,7 @@ def audit(
     )
     checks = validate(real, synthetic[real.columns], schema)
     pair = Pair(real, synthetic[real.columns], schema, seed=seed)
+    ends = baseline_pairs(real, schema, seed) if baselines else {}
     rows = []
     for spec in tqdm(specs, desc="metrics", disable=not progress):
         missing = [
@@ -218,11 +249,16 @@ def audit(
             continue
         with limited(available_cores()):  # the cores this process may use, not the machine's
             score = spec(pair)
-        rows.append(
-            {"metric": spec.name, "category": str(spec.category), "score": score,
-             "reading": f"{reading(score)}: {spec.summary}"}
-        )  # fmt: skip
-    table = pd.DataFrame(rows, columns=["metric", "category", "score", "reading"])
+            row = {"metric": spec.name, "category": str(spec.category), "score": score}
+            if ends:
+                row.update({name: spec(end) for name, end in ends.items()})
+                row["position"] = position(score, row["Random"], row["Real"])
+                words = relative_reading(score, row["Random"], row["Real"])
+            else:
+                words = reading(score)
+        rows.append({**row, "reading": f"{words}: {spec.summary}"})
+    columns = ["metric", "category", "score", *(["Random", "Real", "position"] if ends else [])]
+    table = pd.DataFrame(rows, columns=[*columns, "reading"])
     if not report:
         return table
     return AuditReport(
@@ -233,6 +269,21 @@ def audit(
         shapes={"real": real.shape, "synthetic": synthetic.shape},
         remarks=[] if checks.ok else [str(checks)],
     )
+
+
+def baseline_pairs(real: pd.DataFrame, schema: Schema, seed: int) -> dict[str, Pair]:
+    """The two baselines on the user's own real table: Random (seeded) and Real (a copy)."""
+    from .synthesisers import make_synthesiser
+    from .validation import OutlierWarning, UnseenCategoryWarning
+
+    random = make_synthesiser("random", seed=seed).fit_sample(real, schema)
+    with warnings.catch_warnings():  # Random's new categories and far values are by design
+        warnings.simplefilter("ignore", UnseenCategoryWarning)
+        warnings.simplefilter("ignore", OutlierWarning)
+        return {
+            "Random": Pair(real, random[real.columns], schema, seed=seed),
+            "Real": Pair(real, real.copy(), schema, seed=seed),
+        }
 
 
 def score_chart(table: pd.DataFrame) -> str:
@@ -323,6 +374,7 @@ def main(args) -> int:
             result = audit(
                 real, synthetic, schema=schema, key=args.key, sensitive=args.sensitive,
                 metrics=args.metrics, seed=args.seed, progress=True, report=True,
+                baselines=not args.no_baselines,
             )  # fmt: skip
     except InvalidInputError as exc:
         print(f"privmetrics audit: error: {exc}", file=sys.stderr)
