@@ -36,6 +36,7 @@ NOTEBOOKS = [
     "disclosure",
     "priveval",
     "peers",
+    "own_data",
 ]
 
 
