@@ -1,6 +1,6 @@
 """The arithmetic of the Anonymity Loss Coefficient (Francis and Wagner): precision with its Wilson
 interval, recall over rank-score thresholds, the Precision-Recall Coefficient, the ALC, and the
-halting rule. ``../shared/papers/attribute-inference-precision-recall.txt`` Sections 3-5.
+halting rule. Francis and Wagner (attribute inference with precision and recall), Sections 3-5.
 
 An attribute-inference predictor (the attack on the anonymised data, or the baseline on the
 original data without the target) yields, per target, whether its prediction was correct and a

@@ -82,3 +82,23 @@ def option_effects(real: pd.DataFrame, synthetic: pd.DataFrame, schema, seed: in
             }
         )
     return pd.DataFrame(rows).set_index("metric")
+
+
+ERRATA = REPO_ROOT / "data" / "paper" / "errata.yml"
+ERRATA_SOURCES = {
+    "HS": "A Comparison of Privacy Metrics for Synthetic Data Generation (Hansen & Staer)",
+    "PE": "PrivEval: formal definitions of privacy metrics (Trudslev et al.)",
+}
+
+
+def errata_table(path: Path = ERRATA) -> pd.DataFrame:
+    """Every erratum the code resolves (``data/paper/errata.yml``): id, source paper, where it is
+    resolved, what the paper says, what we do and why, in id order."""
+    with open(path) as fh:
+        entries = yaml.safe_load(fh)
+    rows = [
+        {"id": key, "source": ERRATA_SOURCES[key.split("-")[0]], **entry}
+        for key, entry in entries.items()
+    ]
+    order = sorted(rows, key=lambda r: (r["id"].split("-")[0], int(r["id"].split("-")[1])))
+    return pd.DataFrame(order).set_index("id")

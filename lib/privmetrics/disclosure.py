@@ -1,5 +1,5 @@
-"""Risk-of-disclosure (RoD) notions of Chen, Yu and Dargahi, Section 3.2
-(``../shared/papers/risk-of-disclosure-and-utility.txt``), on the numerical attributes.
+"""Risk-of-disclosure (RoD) notions of Chen, Yu and Dargahi (2021), Section 3.2, on the numerical
+attributes.
 
 O is the original data and D the synthetic data, both m x n and numeric; distances are Euclidean.
 

@@ -1,5 +1,5 @@
 """Choosing epsilon from data: utility errors, reciprocal curves and the epsilon advisor of Chen, Yu
-and Dargahi, Sections 3.2.5-3.4 (``../shared/papers/risk-of-disclosure-and-utility.txt``).
+and Dargahi (2021, risk of disclosure and utility), Sections 3.2.5-3.4.
 
 * **Utility error** (Eqs. 11-12): for a statistic s (mean, standard deviation or variance, the
   population convention), 100 |s(O_a) - s(D_a)| / |s(O_a)| per numerical attribute a, averaged

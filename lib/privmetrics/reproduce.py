@@ -24,6 +24,7 @@ from .timings import NO_REPORT, TimingReport
 # In book order; each notebook takes the papermill parameter ``profile``.
 NOTEBOOKS = [
     "metrics",
+    "errata",
     "datasets",
     "synthesisers",
     "exp11",

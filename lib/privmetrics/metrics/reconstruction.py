@@ -44,7 +44,7 @@ def attribute_inference(pair: Pair, tolerance: float = 0.1, weights: str = "attr
 
     Algorithm 1, as the paper's source (Yan et al. 2022) computes it, because the pseudocode is not
     well defined (FN never initialised, counts used as probabilities, per-row weights indexed by
-    attribute, an unbounded sum; spec errata 8):
+    attribute, an unbounded sum; erratum HS-8):
 
     1. each real row y finds its nearest synthetic row z on A_K (k = 1, mixed distance space);
     2. z's value is the guess for every sensitive attribute a_j; the guess is correct when equal

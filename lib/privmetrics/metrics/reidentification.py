@@ -82,7 +82,7 @@ def authenticity(pair: Pair) -> float:
 
     Algorithm 4: AuthScore = |{y : d(y, Y) < d(y, Z)}| / |Y|; reported 1 - AuthScore (fn 4).
     The pseudocode's ``KNN(z_i, Z, k=1)`` finds z_i itself (distance 0); the prose and synthcity
-    mean ``KNN(y_i, Z, k=1)``, which is what is computed (spec errata 5). Real gives 1.
+    mean ``KNN(y_i, Z, k=1)``, which is what is computed (erratum HS-5). Real gives 1.
     """
     return 1.0 - float(
         np.mean(pair.nearest_distance("real", "real") < pair.nearest_distance("real", "synthetic"))
@@ -104,7 +104,7 @@ def chi_squared_test(pair: Pair, n_bins: int = 10, on: str = "proportions") -> f
     """Mean over columns of the p-value of a chi-squared test of Y's column against Z's.
 
     Algorithm 5 leaves the expected frequency (its line 8 is dimensionally wrong), COUNT and the
-    binning undefined (spec errata 9). Default ``on="proportions"`` is synthcity's test, which the
+    binning undefined (erratum HS-9). Default ``on="proportions"`` is synthcity's test, which the
     paper ran: per column, relative frequencies (numericals in ``n_bins`` equal-width bins on the
     real range), chi = sum (f_Y - f_Z)^2 / f_Z with f_Z floored at 1e-11, df = bins - 1, p =
     P(chi2_df > chi). Because it compares proportions, not counts, the statistic is tiny and p is
@@ -146,7 +146,7 @@ def close_values_probability(pair: Pair, threshold: float = 0.2, normalise=True)
 
     Algorithm 6: |{y : d(y, Z) <= 0.2}| / |Y|. synthcity, which the paper ran, first min-max
     normalises the vector of distances (d - min) / (max - min + 1e-8); the pseudocode omits this
-    (spec errata 10). It is on by default because it explains the paper's results (the normalised
+    (erratum HS-10). It is on by default because it explains the paper's results (the normalised
     distances are scale-free, so Random scores high); ``normalise=False`` thresholds raw distances
     and ``normalise="pairs"`` uses PrivEval's global pair range (see :func:`_normalised_nn`).
     """
@@ -195,7 +195,7 @@ def detection_mlp(pair: Pair, folds: int = 3, scale: str = "rescaled", max_iter:
     synthcity's) on each training part and average the ROC AUC on the held-out part
     (``sklearn.metrics.roc_auc_score``, which handles ties that the paper's ROC routine ignores).
 
-    Orientation (spec errata 11): the raw AUC is about 0.5 for Real and 1 for Random, the opposite
+    Orientation (erratum HS-11): the raw AUC is about 0.5 for Real and 1 for Random, the opposite
     of 0 = private, yet the paper rates the metric as working, so it must have been turned round.
     ``scale="rescaled"`` (default) reports clip(2 (1 - AUC), 0, 1): Real 1, a perfect detector 0.
     ``scale="paper"`` reports 1 - AUC (Real 0.5). ``scale="auc"`` reports the AUC itself, PrivEval's
@@ -308,7 +308,7 @@ def kolmogorov_smirnov_test(pair: Pair) -> float:
     """Mean over columns of 1 - D, D the two-sample KS statistic.
 
     Algorithm 11's KSTEST is not a correct ECDF computation (unsorted concatenation, no absolute
-    value; spec errata 12); the standard statistic sup |F_Y - F_Z| is used, as synthcity's
+    value; erratum HS-12); the standard statistic sup |F_Y - F_Z| is used, as synthcity's
     ``ks_2samp``. Categorical columns are compared on integer codes in sorted category order, as
     synthcity compares label-encoded columns. Real gives 1.
     """
@@ -419,7 +419,7 @@ def nearest_synthetic_neighbour_distance(pair: Pair, normalise="nn") -> float:
     """1 - mean of the min-max normalised distances from each real row to its nearest synthetic row.
 
     Algorithm 15, with line 3's ``KNN(y, Y)`` read as ``KNN(y, Z)`` (the prose's "closest
-    anonymised tuple"; spec errata 5). The normalisation makes it scale-free, so Random scores high.
+    anonymised tuple"; erratum HS-5). The normalisation makes it scale-free, so Random scores high.
     ``normalise="pairs"`` uses PrivEval's global pair range (Eq. 21 with Eqs. 12-13); PrivEval's
     definition reports the raw mean (privacy-oriented), which is 1 - this score.
     """
@@ -479,7 +479,7 @@ def mdcr(pair: Pair, exclude_identical: bool = False, variant: str = "comparison
     """sigmoid(3 - median_z d(z, Y) / median_y d(y, Y)), between- over within-dataset closeness.
 
     Algorithm 17 prints ``3 - SIGMOID(medi)``, which lies in [2, 2.5]; PrivEval's code computes
-    sigmoid(3 - medi), used here (spec errata 6). The score never exceeds sigmoid(3) = 0.953 (Real).
+    sigmoid(3 - medi), used here (erratum HS-6). The score never exceeds sigmoid(3) = 0.953 (Real).
     ``exclude_identical=True`` reproduces SynthEval's quirk: when Z equals Y it also excludes each
     row's twin from the between-distances, so Real gets ratio 1 and sigmoid(2) = 0.881, which is why
     TVAE could outscore Real in the paper. A zero within-median (many duplicates) gives ratio 0
@@ -487,7 +487,7 @@ def mdcr(pair: Pair, exclude_identical: bool = False, variant: str = "comparison
 
     ``variant="priveval"`` is PrivEval's Eqs. 26-27: sigmoid(median_y d(y, Z) / median_y d(y, Y)),
     real -> synthetic in the numerator. It lies in [0.5, 1) and *rises* with privacy (Real 0.5),
-    against its own stated direction (spec erratum 11); offered to show how far the two differ.
+    against its own stated direction (erratum PE-11); offered to show how far the two differ.
     """
     if variant == "priveval":
         within = np.median(pair.nearest_distance("real", "real"))

@@ -58,7 +58,7 @@ def membership_inference(pair: Pair, threshold: float = 0.5, attack: str = "dist
     """Recall of an attacker who says "member" when some synthetic row lies within ``threshold``.
 
     Algorithm 19: TP = |{y : d(y, Z) <= dt}|, recall = TP / |Y| (every real row is a member).
-    The paper gives no dt (spec errata 13). In the mixed space a categorical mismatch alone is
+    The paper gives no dt (erratum HS-13). In the mixed space a categorical mismatch alone is
     distance 1, so the default dt = 0.5 means "every categorical value equal and numericals
     within half their range in total": a near-copy. Real gives 1; Random about 0.
 
@@ -142,7 +142,7 @@ def hitting_rate(pair: Pair, fraction: float = 1 / 30) -> float:
     Algorithm 21: z hits y when z[a] = y[a] for every categorical or binary a and
     |z[a] - y[a]| <= range_Y(a) / 30 for every numerical a. The pseudocode counts hitting synthetic
     rows over |Y|; SynthEval, its cited source, counts real rows hit at least once, which stays in
-    [0, 1] under duplicates; we follow SynthEval (spec errata 15). A numerical column that is
+    [0, 1] under duplicates; we follow SynthEval (erratum HS-15). A numerical column that is
     constant in Y must be matched exactly.
 
     Vectorised: every distinct categorical tuple gets an id, numericals are divided by their
