@@ -105,14 +105,9 @@ class PATEGAN(Synthesiser):
         )
 
     def _teachers(self, n: int) -> int:
-        """Default: one teacher per 10 rows, between 10 and 2,500."""
-        t = self.n_teachers if self.n_teachers is not None else int(np.clip(n // 10, 10, 2500))
-        if n < t * MIN_ROWS_PER_TEACHER:
-            raise InvalidInputError(
-                f"PATE-GAN needs at least {MIN_ROWS_PER_TEACHER} rows per teacher: {n} rows are too "
-                f"few for {t} teachers (lower n_teachers or give more rows)"
-            )
-        return t
+        """Default: one teacher per 10 rows, between 10 and 2,500. ``fit`` has already checked
+        ``min_rows``, so every teacher gets at least ``MIN_ROWS_PER_TEACHER`` rows."""
+        return self.n_teachers if self.n_teachers is not None else int(np.clip(n // 10, 10, 2500))
 
     def _fit(self, frame):
         import torch
