@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup reproduce test bench bench-synth epsilon-response lint clean
+.PHONY: setup browser reproduce test bench bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -21,10 +21,20 @@ $(STAMP): pyproject.toml
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
+# Chromium from Debian's packages, for the offline-book test and check (skipped when present).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+	 || { echo "installing chromium (Debian package) for the offline-book check ..."; \
+	      ( $(SUDO) apt-get install -y --no-install-recommends chromium \
+	        || ( $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium ) \
+	      ) > /tmp/privmetrics-browser.log 2>&1 \
+	      || { tail -20 /tmp/privmetrics-browser.log; echo "chromium installation failed"; exit 1; }; }
+
 reproduce: setup
 	$(PY) -m privmetrics.reproduce --profile $(PROFILE)
 
-test: setup
+test: setup browser
 	$(PY) -m ruff check lib tests
 	$(PY) -m pytest -n 2 --durations=10
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shutil
 import subprocess
 import sys
 import time
@@ -85,19 +86,43 @@ def tag_for_book(path: Path) -> None:
     nbformat.write(notebook, path)
 
 
-def build_book() -> Path:
+def build_book(root: Path = REPO_ROOT) -> Path:
+    """jupyter-book over ``root`` (its ``_config.yml`` and ``_toc.yml``); the built index page."""
     subprocess.run(
         [
             str(Path(sys.executable).parent / "jupyter-book"),
             "build",
-            str(REPO_ROOT),
+            str(root),
             "--warningiserror",
             "--quiet",
         ],
         check=True,
-        cwd=REPO_ROOT,
+        cwd=root,
     )
-    return REPO_ROOT / "_build" / "html" / "index.html"
+    return root / "_build" / "html" / "index.html"
+
+
+BOOK_SOURCES = ["_config.yml", "_toc.yml", "references.bib", "book"]
+
+
+def stage_unexecuted(target: Path) -> Path:
+    """The book's sources copied to ``target`` with the notebooks *unexecuted* in place of
+    ``book/generated/``: the same configuration, chapters, prose and formulas as the real book,
+    without outputs, built in a minute (what the offline-book test opens)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in BOOK_SOURCES:
+        source = REPO_ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("generated"))
+        elif source.exists():
+            shutil.copy2(source, target / name)
+    generated = target / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    for name in NOTEBOOKS:
+        shutil.copy2(REPO_ROOT / "notebooks" / f"{name}.ipynb", generated / f"{name}.ipynb")
+        tag_for_book(generated / f"{name}.ipynb")
+    (generated / "timings.md").write_text(NO_REPORT)
+    return target
 
 
 def timings_paths(profile: str) -> tuple[Path, Path]:
@@ -139,6 +164,24 @@ def main(argv: list[str] | None = None) -> None:
         )
     index = build_book()
     print(f"book built in {time.perf_counter() - start:.0f} s: open {index}")
+    check_offline(index.parent)
+
+
+def check_offline(html_dir: Path) -> None:
+    """Open every page offline in headless Chromium (when installed) and say what failed."""
+    from .bookcheck import INSTALL_HINT, check_book, find_browser
+
+    if find_browser() is None:
+        print(f"offline check skipped: {INSTALL_HINT}")
+        return
+    checks = check_book(html_dir)
+    failed = [c for c in checks if not c.ok]
+    print(
+        f"offline check: {len(checks)} pages opened with networking cut, "
+        f"{sum(c.typeset > 0 for c in checks)} with typeset formulas, {len(failed)} failing"
+    )
+    for check in failed:
+        print(f"  {check.page}: {check.problem()}")
 
 
 if __name__ == "__main__":
