@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 
 from privmetrics.__main__ import main
-from privmetrics.audit import audit, position, reading, relative_reading
+from privmetrics.audit import audit, position, position_interval, reading, relative_reading
 from privmetrics.metrics import REGISTRY
 from privmetrics.schema import infer_schema
+from privmetrics.validation import InvalidInputError
 
 FINAL = [m.name for m in REGISTRY.values() if m.final]
 
@@ -162,8 +163,11 @@ def test_readings_are_relative_to_the_baselines_of_the_same_data(files):
         "category",
         "score",
         "Random",
+        "Random SEM",
         "Real",
         "position",
+        "position low",
+        "position high",
         "reading",
     ]
     informative = copy.dropna(subset=["position"])
@@ -180,6 +184,36 @@ def test_relative_reading_thirds_and_a_flat_metric():
     assert relative_reading(0.8, 0.1, 0.9).startswith("near Real (88%")
     assert relative_reading(0.5, 0.500, 0.505).startswith("uninformative")
     assert np.isnan(position(0.5, 0.5, 0.505)) and position(0.3, 0.1, 0.5) == pytest.approx(0.5)
+
+
+def test_the_position_interval_comes_from_the_spread_of_the_random_draws():
+    where, low, high = position_interval(0.5, [0.1, 0.1, 0.1], 0.9)
+    assert (where, low, high) == (pytest.approx(0.5),) * 3  # identical draws: no uncertainty
+    where, low, high = position_interval(0.5, [0.0, 0.1, 0.2], 0.9)
+    sem = 0.1 / np.sqrt(3)  # SD 0.1 over three draws
+    assert where == pytest.approx(0.4 / 0.8)
+    # Random one SEM higher moves the release towards it (0.4 - sem) / (0.8 - sem), lower away
+    assert low == pytest.approx((0.4 - sem) / (0.8 - sem))
+    assert high == pytest.approx((0.4 + sem) / (0.8 + sem))
+    # an interval across the 2/3 boundary names both bands; inside one band, only that one
+    assert relative_reading(0.62, 0.0, 0.9, 0.60, 0.75).startswith(
+        "on the border: between Random and Real / near Real (69% of the way from Random to Real, 60%-75%)"
+    )
+    assert relative_reading(0.5, 0.0, 0.9, 0.50, 0.60).startswith("between Random and Real (56%")
+
+
+def test_audit_reports_the_spread_of_its_random_draws(files):
+    _, real, synthetic = files
+    one = audit(real, synthetic, sensitive=["diagnosis"], random_runs=1)
+    three = audit(real, synthetic, sensitive=["diagnosis"], random_runs=3)
+    assert (one["Random SEM"].fillna(0) == 0).all()
+    assert (one["position low"].dropna() == one["position high"].dropna()).all()
+    assert (three["Random SEM"].dropna() >= 0).all() and (three["Random SEM"] > 0).any()
+    spread = three.dropna(subset=["position"])
+    assert (spread["position low"] <= spread.position + 1e-12).all()
+    assert (spread.position <= spread["position high"] + 1e-12).all()
+    with pytest.raises(InvalidInputError, match="random_runs"):
+        audit(real, synthetic, sensitive=["diagnosis"], random_runs=0)
 
 
 def test_reading_bands():

@@ -38,6 +38,15 @@ def test_added_measures_follow_their_category_and_are_documented():
     assert all(m.doc and m.title and m.source for m in added)
 
 
+def test_every_metric_has_one_plain_reading_and_no_reading_is_orphaned():
+    from privmetrics.metrics.registry import VARIANTS, readings
+
+    assert set(readings()) == set(REGISTRY)
+    for spec in [*REGISTRY.values(), *VARIANTS.values()]:
+        assert spec.reading.count("A high score means") == 1, spec.name
+        assert len(spec.reading) > 80, spec.name
+
+
 def test_final_selection_is_table_12():
     assert {m.name for m in select("final")} == {
         "CGeneralizedCAP",

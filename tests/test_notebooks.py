@@ -28,6 +28,33 @@ def test_every_notebook_executes_and_shows_something(tmp_path, monkeypatch):
     assert (tmp_path / "results" / "smoke.sqlite").exists()
 
 
+COURSE_CHAPTERS = [
+    "metrics",
+    "datasets",
+    "synthesisers",
+    "exp11",
+    "exp12",
+    "exp21",
+    "exp22",
+    "selection",
+]
+
+
+@pytest.mark.parametrize("name", COURSE_CHAPTERS)
+def test_background_and_experiment_chapters_end_with_exercises_and_solutions(name):
+    from privmetrics.datasets import REPO_ROOT
+
+    cells = nbformat.read(REPO_ROOT / "notebooks" / f"{name}.ipynb", as_version=4).cells
+    start = next(i for i, c in enumerate(cells) if c.source.startswith("## Exercises"))
+    after = cells[start + 1 :]
+    questions = [
+        c for c in after if c.cell_type == "markdown" and c.source.startswith("**Exercise")
+    ]
+    solutions = [c for c in after if "solution" in c.metadata.get("tags", [])]
+    assert len(questions) >= 2 and len(solutions) == len(questions)
+    assert all(c.cell_type == "code" and c.source.strip() for c in solutions)
+
+
 def test_unknown_profile_fails_before_running(tmp_path):
     with pytest.raises(KeyError, match="unknown profile 'fast'"):
         run_notebooks("fast", tmp_path)
@@ -46,6 +73,7 @@ def test_the_book_hides_code_and_shows_one_parameter_cell(tmp_path):
                 "profile = 'smoke'", metadata={"tags": ["injected-parameters"]}
             ),
             nbformat.v4.new_code_cell("print(profile)"),
+            nbformat.v4.new_code_cell("answer = 42", metadata={"tags": ["solution"]}),
         ]
     )
     path = tmp_path / "n.ipynb"
@@ -56,3 +84,4 @@ def test_the_book_hides_code_and_shows_one_parameter_cell(tmp_path):
     assert "remove-cell" in cells[1].metadata.tags
     assert "hide-input" in cells[2].metadata.tags and "remove-cell" not in cells[2].metadata.tags
     assert cells[3].metadata.tags == ["hide-input"]
+    assert cells[4].metadata.tags == ["solution", "hide-cell"]

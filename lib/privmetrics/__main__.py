@@ -154,6 +154,12 @@ def main(argv: list[str] | None = None) -> int:
         help="skip scoring Random and Real on the real table (faster; readings use fixed bands)",
     )
     audit.add_argument(
+        "--random-runs",
+        type=int,
+        default=3,
+        help="Random draws whose spread gives each position its interval (default 3)",
+    )
+    audit.add_argument(
         "--na-values",
         type=comma_list,
         help='comma-separated CSV cells to read as missing (default: only empty cells; "NA" is a value)',

@@ -33,13 +33,17 @@ from .metrics import select
 from .pair import Pair
 from .schema import Schema, infer_schema
 from .threads import available_cores, limited
-from .validation import InvalidInputError, validate
+from .validation import InvalidInputError, check_count, validate
 
 # score bands for the reading without baselines: the upper bound of each band, and what it says
 BANDS = ((0.2, "low risk"), (0.5, "moderate risk"), (0.8, "high risk"), (1.01, "very high risk"))
-# with baselines: where the score sits between Random (0) and Real (1) on the same real table
+# With baselines: where the score sits between Random (0) and Real (1) on the same real table.
+# Thirds, because nothing calibrates an absolute cut-off (the ALC paper finds no evidential basis
+# for anonymity thresholds): the bands only say which end of what this data allows the release
+# is nearer to, and a band is named only when the whole position interval lies inside it.
 POSITION_BANDS = ((1 / 3, "near Random"), (2 / 3, "between Random and Real"), (np.inf, "near Real"))
 MIN_SPAN = 0.01  # Random and Real closer than this: the metric cannot place a release here
+RANDOM_RUNS = 3  # Random draws per audit: their spread is the position's uncertainty
 
 
 def reading(score: float) -> str:
@@ -60,16 +64,36 @@ def position(score: float, random: float, real: float) -> float:
     return float((score - random) / span)
 
 
-def relative_reading(score: float, random: float, real: float) -> str:
+def position_interval(score: float, randoms, real: float) -> tuple[float, float, float]:
+    """The position (:func:`position`, against the mean of the Random draws) and its interval: the
+    positions against the mean Random score plus and minus its standard error over the draws.
+
+    The release and Real are fixed tables, so their scores are fixed; the Random baseline is one
+    random draw of many, and that is the uncertainty in where the release sits.
+    """
+    randoms = np.asarray(randoms, dtype=float)
+    mean = float(randoms.mean())
+    sem = float(randoms.std(ddof=1) / np.sqrt(len(randoms))) if len(randoms) > 1 else 0.0
+    ends = sorted(position(score, mean + d, real) for d in (-sem, sem))
+    return position(score, mean, real), ends[0], ends[1]
+
+
+def _band(where: float) -> str:
+    return next(words for upper, words in POSITION_BANDS if where < upper)
+
+
+def relative_reading(score: float, random: float, real: float, low=None, high=None) -> str:
     """The reading relative to what this data allows: thirds of the Random-to-Real distance (a
-    release a third of the way towards a copy is "near Random", two thirds "near Real")."""
+    release a third of the way towards a copy is "near Random", two thirds "near Real"). With a
+    position interval (``low``, ``high``) that straddles a band boundary, both bands are named."""
     where = position(score, random, real)
     if np.isnan(where):
         return "uninformative here (Random and Real score alike on this data)"
-    for upper, words in POSITION_BANDS:
-        if where < upper:
-            return f"{words} ({where:.0%} of the way from Random to Real)"
-    return POSITION_BANDS[-1][1]
+    low, high = (where, where) if low is None or np.isnan(low) else (low, high)
+    bands = list(dict.fromkeys(_band(x) for x in (low, where, high)))
+    words = bands[0] if len(bands) == 1 else f"on the border: {' / '.join(bands)}"
+    spread = f", {low:.0%}-{high:.0%}" if high - low >= 0.005 else ""
+    return f"{words} ({where:.0%} of the way from Random to Real{spread})"
 
 
 def read_table(path: str | Path, na_values: list[str] | None = None) -> pd.DataFrame:
@@ -202,12 +226,14 @@ def audit(
     progress: bool = False,
     report: bool = False,
     baselines: bool = True,
+    random_runs: int = RANDOM_RUNS,
 ) -> pd.DataFrame | AuditReport:
     """Score ``synthetic`` against ``real`` with the chosen metrics.
 
     Returns a tidy DataFrame (metric, category, score, reading; with ``baselines`` also the
-    scores of the two baselines on the same real table, Random (the paper's Algorithm 22, seeded)
-    and Real (the table itself), and the score's position between them), or the full
+    scores of the two baselines on the same real table, Random (the paper's Algorithm 22: the mean
+    of ``random_runs`` seeded draws, and its SEM) and Real (the table itself), and the score's
+    position between them with its interval (:func:`position_interval`)), or the full
     :class:`AuditReport` with ``report=True``. With baselines the reading is relative (see
     :func:`relative_reading`): a score means little until it is set against what the data allows;
     without them it falls back to fixed bands of the raw score. ``metrics``: ``"selected"`` (the paper's final seven, Table 12), ``"all"``,
@@ -233,7 +259,8 @@ def audit(
     )
     checks = validate(real, synthetic[real.columns], schema)
     pair = Pair(real, synthetic[real.columns], schema, seed=seed)
-    ends = baseline_pairs(real, schema, seed) if baselines else {}
+    check_count("random_runs", random_runs)
+    ends = baseline_pairs(real, schema, seed, random_runs) if baselines else {}
     rows = []
     for spec in tqdm(specs, desc="metrics", disable=not progress):
         missing = [
@@ -251,13 +278,22 @@ def audit(
             score = spec(pair)
             row = {"metric": spec.name, "category": str(spec.category), "score": score}
             if ends:
-                row.update({name: spec(end) for name, end in ends.items()})
-                row["position"] = position(score, row["Random"], row["Real"])
-                words = relative_reading(score, row["Random"], row["Real"])
+                randoms = [spec(end) for end in ends["Random"]]
+                row["Random"] = float(np.mean(randoms))
+                row["Random SEM"] = (
+                    float(np.std(randoms, ddof=1) / np.sqrt(len(randoms)))
+                    if len(randoms) > 1
+                    else 0.0
+                )
+                row["Real"] = spec(ends["Real"])
+                where, low, high = position_interval(score, randoms, row["Real"])
+                row.update({"position": where, "position low": low, "position high": high})
+                words = relative_reading(score, row["Random"], row["Real"], low, high)
             else:
                 words = reading(score)
         rows.append({**row, "reading": f"{words}: {spec.summary}"})
-    columns = ["metric", "category", "score", *(["Random", "Real", "position"] if ends else [])]
+    compared = ["Random", "Random SEM", "Real", "position", "position low", "position high"]
+    columns = ["metric", "category", "score", *(compared if ends else [])]
     table = pd.DataFrame(rows, columns=[*columns, "reading"])
     if not report:
         return table
@@ -271,17 +307,21 @@ def audit(
     )
 
 
-def baseline_pairs(real: pd.DataFrame, schema: Schema, seed: int) -> dict[str, Pair]:
-    """The two baselines on the user's own real table: Random (seeded) and Real (a copy)."""
+def baseline_pairs(real: pd.DataFrame, schema: Schema, seed: int, random_runs: int = 1) -> dict:
+    """The two baselines on the user's own real table: ``"Random"``, a list of ``random_runs``
+    pairs with seeds ``seed``, ``seed + 1``, ...; ``"Real"``, one pair with a copy."""
     from .synthesisers import make_synthesiser
     from .validation import OutlierWarning, UnseenCategoryWarning
 
-    random = make_synthesiser("random", seed=seed).fit_sample(real, schema)
+    randoms = [
+        make_synthesiser("random", seed=seed + k).fit_sample(real, schema)
+        for k in range(random_runs)
+    ]
     with warnings.catch_warnings():  # Random's new categories and far values are by design
         warnings.simplefilter("ignore", UnseenCategoryWarning)
         warnings.simplefilter("ignore", OutlierWarning)
         return {
-            "Random": Pair(real, random[real.columns], schema, seed=seed),
+            "Random": [Pair(real, r[real.columns], schema, seed=seed) for r in randoms],
             "Real": Pair(real, real.copy(), schema, seed=seed),
         }
 
@@ -374,7 +414,7 @@ def main(args) -> int:
             result = audit(
                 real, synthetic, schema=schema, key=args.key, sensitive=args.sensitive,
                 metrics=args.metrics, seed=args.seed, progress=True, report=True,
-                baselines=not args.no_baselines,
+                baselines=not args.no_baselines, random_runs=args.random_runs,
             )  # fmt: skip
     except InvalidInputError as exc:
         print(f"privmetrics audit: error: {exc}", file=sys.stderr)

@@ -70,9 +70,10 @@ def run_notebooks(
 
 
 def tag_for_book(path: Path) -> None:
-    """Code hidden behind a toggle (jupyter-book's ``hide-input``), outputs shown; the notebook's
-    default ``parameters`` cell removed, since papermill's ``injected-parameters`` cell below it
-    holds the values actually used (otherwise the book shows two parameter cells)."""
+    """Code hidden behind a toggle (jupyter-book's ``hide-input``), outputs shown; an exercise's
+    ``solution`` cell hidden whole (``hide-cell``: code and answer behind one toggle); the
+    notebook's default ``parameters`` cell removed, since papermill's ``injected-parameters`` cell
+    below it holds the values actually used (otherwise the book shows two parameter cells)."""
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
@@ -80,7 +81,13 @@ def tag_for_book(path: Path) -> None:
         if cell.cell_type != "code":
             continue
         tags = cell.metadata.setdefault("tags", [])
-        wanted = "remove-cell" if "parameters" in tags else "hide-input"
+        wanted = (
+            "remove-cell"
+            if "parameters" in tags
+            else "hide-cell"
+            if "solution" in tags
+            else "hide-input"
+        )
         if wanted not in tags:
             tags.append(wanted)
     nbformat.write(notebook, path)

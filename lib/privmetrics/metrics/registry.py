@@ -15,11 +15,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import cache
 
 import numpy as np
+import yaml
 
+from ..datasets import REPO_ROOT
 from ..pair import Pair
 from ..validation import InvalidInputError
+
+READINGS = REPO_ROOT / "data" / "catalogue" / "readings.yml"
+
+
+@cache
+def readings() -> dict[str, dict[str, str]]:
+    """Plain-language readings per metric name: ``attack`` (what it stands for), ``high`` (what a
+    high score means)."""
+    return yaml.safe_load(READINGS.read_text())
 
 
 class Category(StrEnum):
@@ -61,6 +73,13 @@ class MetricSpec:
     @property
     def summary(self) -> str:
         return self.doc.splitlines()[0] if self.doc else self.title
+
+    @property
+    def reading(self) -> str:
+        """One intuitive paragraph: the attack the metric stands for and what a high score means
+        (from ``data/catalogue/readings.yml``; a variant reads as its base metric)."""
+        entry = readings()[self.base or self.name]
+        return f"{entry['attack']} A high score means {entry['high']}."
 
     def __call__(self, pair: Pair, **params) -> float:
         unknown = set(params) - set(self.params)
