@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup browser reproduce test bench bench-synth epsilon-response lint clean
+.PHONY: setup browser reproduce test bench bench-scale bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -40,6 +40,9 @@ test: setup browser
 
 bench: setup
 	$(PY) -m privmetrics bench
+
+bench-scale: setup
+	$(PY) -m privmetrics bench-scale $(if $(MILLION),--million)
 
 bench-synth: setup
 	$(PY) -m privmetrics bench-synth --profile paper

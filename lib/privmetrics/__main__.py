@@ -26,6 +26,16 @@ def _bench(args) -> int:
     return 0
 
 
+def _bench_scale(args) -> int:
+    from .bench_scale import main as scale
+
+    return scale(
+        (["--million"] if args.million else [])
+        + (["--no-peers"] if args.no_peers else [])
+        + ["--timeout", str(args.timeout)]
+    )
+
+
 def _bench_synth(args) -> int:
     from .bench_synthesisers import format_timing, time_synthesisers
 
@@ -96,6 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     bench = commands.add_parser("bench", help="time every metric on a Texas-sized pair")
     bench.add_argument("--rows", type=int, default=25_000)
     bench.add_argument("--seed", type=int, default=0)
+    scale = commands.add_parser(
+        "bench-scale", help="rows vs seconds vs memory at 10k, 25k, 100k rows (1M with --million)"
+    )
+    scale.add_argument("--million", action="store_true", help="also one million rows (final seven)")
+    scale.add_argument("--no-peers", action="store_true", help="skip SDMetrics / SynthEval")
+    scale.add_argument("--timeout", type=float, default=1800, help="seconds per measurement")
     synth = commands.add_parser(
         "bench-synth", help="fit and sample time of every synthesiser on Texas-sized data"
     )
@@ -171,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         "generate": _generate,
         "list": _list,
         "bench": _bench,
+        "bench-scale": _bench_scale,
         "bench-synth": _bench_synth,
         "epsilon-response": _epsilon_response,
     }

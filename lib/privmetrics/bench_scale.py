@@ -1,0 +1,218 @@
+"""How the cost grows with the rows: ``make bench-scale`` (``python -m privmetrics bench-scale``).
+
+For each size (10,000, 25,000 and 100,000 rows; one million with ``--million``) the pair is two
+independent draws of the Texas-shaped generator (:func:`~privmetrics.bench.generated_texas_like`:
+the real Texas file has too few rows for the larger sizes, and one generator keeps the sizes
+comparable). Each measurement runs in its own process, so its peak resident memory is its own:
+
+* the paper's final seven metrics, then every registered measure, sharing one
+  :class:`~privmetrics.pair.Pair` as a full run does;
+* when the ``crosscheck`` extra is installed, three reference implementations on the same pair,
+  beside ours in the same process: SDMetrics' CategoricalZeroCAP, SynthEval's NNAA and its
+  median distance to the closest record. A peer that runs past ``timeout`` seconds is stopped and
+  reported as such.
+
+The growth exponent b of seconds ~ rows^b is the least-squares slope on log-log axes between the
+sizes measured (2 for a quadratic all-pairs search). Targets (issue 18, on the 2-core machine):
+final seven on 100,000 rows within 60 s; every measure within 120 s and 8 GB; final seven on
+one million rows within 30 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+SIZES = (10_000, 25_000, 100_000)
+MILLION = 1_000_000
+PEERS = (
+    "CZeroCAP@paper vs SDMetrics CategoricalZeroCAP",
+    "NNAA vs SynthEval nnaa",
+    "MDCR@paper vs SynthEval dcr",
+)
+TARGETS = {  # (what, rows): (seconds, MB or None)
+    ("final", 100_000): (60, None),
+    ("all", 100_000): (120, 8 * 1024),
+    ("final", MILLION): (30 * 60, None),
+}
+
+
+def _pair(rows: int, seed: int = 0):
+    from .bench import generated_texas_like
+
+    real, schema = generated_texas_like(rows, seed)
+    synthetic, _ = generated_texas_like(rows, seed + 1)
+    return real, synthetic, schema
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure_metrics(rows: int, metrics: str) -> dict:
+    """Seconds and peak memory of ``metrics`` ("final" or "all") on one pair of ``rows`` rows."""
+    from .metrics import evaluate
+    from .pair import Pair
+
+    real, synthetic, schema = _pair(rows)
+    start = time.perf_counter()
+    scores = evaluate(Pair(real, synthetic, schema), metrics=metrics)
+    return {
+        "seconds": time.perf_counter() - start,
+        "peak MB": _peak_mb(),
+        "slowest": scores.sort_values("seconds").iloc[-1][["metric", "seconds"]].tolist(),
+    }
+
+
+def measure_peer(rows: int, label: str) -> dict:
+    """Our seconds and the peer's on the same pair (one :data:`PEERS` comparison)."""
+    from .peers import COMPARISONS, crosscheck
+
+    comparison = next(c for c in COMPARISONS if c.label == label)
+    real, synthetic, schema = _pair(rows)
+    row = crosscheck(real, synthetic, schema, [comparison]).iloc[0]
+    if row["version"] == "not installed":
+        return {"installed": False}
+    return {"installed": True, "ours": row["ours_seconds"], "peer": row["peer_seconds"]}
+
+
+def _in_child(kind: str, rows: int, what: str, timeout: float) -> dict:
+    command = [sys.executable, "-m", "privmetrics.bench_scale", "--child", kind, str(rows), what]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"timed out": timeout}
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()[-800:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def growth_exponent(rows, seconds) -> float:
+    """Least-squares slope of log(seconds) on log(rows); NaN with fewer than two finite points."""
+    rows, seconds = np.asarray(rows, float), np.asarray(seconds, float)
+    ok = np.isfinite(seconds) & (seconds > 0)
+    if ok.sum() < 2:
+        return math.nan
+    return float(np.polyfit(np.log(rows[ok]), np.log(seconds[ok]), 1)[0])
+
+
+def run_scale(
+    sizes=SIZES, peers: bool = True, timeout: float = 1800, progress: bool = True
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(metrics table, peers table), one row per size."""
+    from .peers import installed
+
+    metric_rows, peer_rows = [], []
+    for rows in sizes:
+        entry = {"rows": rows}
+        for what in ("final", "all"):
+            if what == "all" and rows >= MILLION:
+                continue  # the cubic matchings of the added measures: not at a million rows
+            got = _in_child("metrics", rows, what, timeout)
+            entry[f"{what} s"] = got.get("seconds", math.nan)
+            entry[f"{what} MB"] = got.get("peak MB", math.nan)
+            entry[f"{what} slowest"] = (
+                f"{got['slowest'][0]} {got['slowest'][1]:.1f} s"
+                if "slowest" in got
+                else f"stopped after {timeout:.0f} s"
+            )
+            if progress:
+                print(f"  {rows:>9,} rows, {what}: {entry[f'{what} s']:.1f} s", flush=True)
+        metric_rows.append(entry)
+        if not peers or rows >= MILLION:
+            continue
+        for label in PEERS:
+            package = "sdmetrics" if "SDMetrics" in label else "syntheval"
+            if installed(package) is None:
+                continue
+            got = _in_child("peer", rows, label, timeout)
+            peer_rows.append(
+                {
+                    "rows": rows,
+                    "comparison": label,
+                    "ours s": got.get("ours", math.nan),
+                    "peer s": got.get("peer", math.nan),
+                    "note": f"peer stopped after {timeout:.0f} s" if "timed out" in got else "",
+                }
+            )
+            if progress:
+                print(f"  {rows:>9,} rows, {label}: {peer_rows[-1]['peer s']:.1f} s", flush=True)
+    return pd.DataFrame(metric_rows), pd.DataFrame(peer_rows)
+
+
+def format_scale(metrics: pd.DataFrame, peers: pd.DataFrame) -> str:
+    from .threads import available_cores
+
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    lines = [
+        f"machine: {available_cores()} cores, load average {load} (1, 5, 15 min) at the end",
+        "pair: two independent draws of the Texas-shaped generator, 18 columns",
+        "",
+        f"{'rows':>9} {'final 7 s':>10} {'MB':>7} {'all s':>9} {'MB':>7}  slowest (all)",
+    ]
+    for row in metrics.to_dict("records"):
+        lines.append(
+            f"{row['rows']:>9,} {row['final s']:>10.1f} {row['final MB']:>7.0f} "
+            f"{row.get('all s', math.nan):>9.1f} {row.get('all MB', math.nan):>7.0f}  "
+            f"{row.get('all slowest', '')}"
+        )
+    for what in ("final", "all"):
+        lines.append(
+            f"growth exponent ({what}): seconds ~ rows^"
+            f"{growth_exponent(metrics['rows'], metrics.get(f'{what} s', pd.Series(dtype=float))):.2f}"
+        )
+    for (what, rows), (seconds, mb) in TARGETS.items():
+        part = metrics[metrics["rows"] == rows]
+        if part.empty or f"{what} s" not in part:
+            lines.append(f"target {what} at {rows:,} rows <= {seconds} s: not measured")
+            continue
+        got, got_mb = float(part[f"{what} s"].iloc[0]), float(part[f"{what} MB"].iloc[0])
+        ok = got <= seconds and (mb is None or got_mb <= mb)
+        memory = f" and {mb / 1024:.0f} GB ({got_mb / 1024:.1f} GB)" if mb else ""
+        lines.append(
+            f"target {what} at {rows:,} rows <= {seconds} s{memory}: {got:.1f} s, "
+            f"{'met' if ok else 'NOT met'}"
+        )
+    if len(peers):
+        lines += ["", f"{'rows':>9} {'ours s':>8} {'peer s':>9}  comparison"]
+        for row in peers.to_dict("records"):
+            lines.append(
+                f"{row['rows']:>9,} {row['ours s']:>8.2f} {row['peer s']:>9.2f}  "
+                f"{row['comparison']} {row['note']}".rstrip()
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--child", nargs=3, metavar=("KIND", "ROWS", "WHAT"), help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--million", action="store_true", help="also one million rows (final seven)"
+    )
+    parser.add_argument("--no-peers", action="store_true", help="skip SDMetrics / SynthEval")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per measurement")
+    args = parser.parse_args(argv)
+    if args.child:
+        kind, rows, what = args.child
+        result = (measure_metrics if kind == "metrics" else measure_peer)(int(rows), what)
+        print(json.dumps(result))
+        return 0
+    sizes = (*SIZES, MILLION) if args.million else SIZES
+    metrics, peers = run_scale(sizes, peers=not args.no_peers, timeout=args.timeout)
+    print(format_scale(metrics, peers))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""The benchmark commands' arithmetic (timings themselves are measured by `make bench` and
+`make bench-scale`, never asserted by a test)."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privmetrics.bench import format_table
+from privmetrics.bench_scale import format_scale, growth_exponent, run_scale
+from privmetrics.metrics import REGISTRY, select
+
+
+def _fake_bench(seconds_of):
+    return pd.DataFrame(
+        [
+            {"metric": name, "score": 0.5, "seconds": seconds_of(spec), "peak MB": 10.0,
+             "paper s (Texas)": 1.0, "speed-up": 1.0}
+            for name, spec in REGISTRY.items()
+        ]
+    )  # fmt: skip
+
+
+def test_bench_prints_subtotals_for_the_paper_21_and_the_final_seven_with_their_targets():
+    # one second per paper metric, ten per added measure: 21 s for the paper's 21
+    table = _fake_bench(lambda spec: 1.0 if spec.paper else 10.0)
+    text = format_table(table)
+    added = len(REGISTRY) - 21
+    assert (
+        f"all registered measures                  {21 + 10 * added:8.2f} s  target <= 30 s: NOT met"
+        in text
+    )
+    assert "the paper's 21 metrics                      21.00 s  target <= 20 s: NOT met" in text
+    assert f"the paper's final seven                  {len(select('final')):8.2f} s" in text
+    fast = format_table(_fake_bench(lambda spec: 0.5))
+    assert "the paper's 21 metrics                      10.50 s  target <= 20 s: met" in fast
+
+
+def test_growth_exponent_is_the_log_log_slope():
+    assert growth_exponent([1e4, 1e5], [1.0, 100.0]) == pytest.approx(2.0)
+    assert growth_exponent([1e4, 2e4, 4e4], [1.0, 2.0, 4.0]) == pytest.approx(1.0)
+    assert math.isnan(growth_exponent([1e4, 1e5], [1.0, np.nan]))  # one point left
+
+
+def test_scale_run_measures_each_size_in_its_own_process_and_names_unmeasured_targets():
+    metrics, peers = run_scale((300, 600), peers=False, progress=False, timeout=600)
+    assert list(metrics.rows) == [300, 600] and peers.empty
+    assert (metrics[["final s", "all s"]] > 0).all().all()
+    assert (metrics[["final MB", "all MB"]] > 50).all().all()  # a Python process with numpy
+    text = format_scale(metrics, peers)
+    assert "growth exponent (final)" in text
+    assert "target final at 100,000 rows <= 60 s: not measured" in text
