@@ -58,3 +58,27 @@ def test_the_duration_check_finds_a_typed_time():
 def test_no_page_types_a_duration(page):
     path = BOOK.parent / page if page == "README.md" else BOOK / page
     assert typed_durations(path.read_text()) == []
+
+
+MEASURED = re.compile(r"(?<![\w.])(?:\d+\.\d{2,}|\d+(?:\.\d+)?\s?%|±)")
+
+
+def typed_measurements(text: str) -> list[str]:
+    """Values that look measured (two or more decimals, a percentage, a ±) in prose; parameters
+    such as epsilon 0.2 have one decimal, and code spans and blocks are left out."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"\b(Python|SDV|version)\s+\d+(\.\d+)+", "", text)  # versions, not values
+    return [text[max(0, m.start() - 30) : m.end() + 10] for m in MEASURED.finditer(text)]
+
+
+def test_the_measurement_check_finds_a_typed_result():
+    assert len(typed_measurements("falls from 0.304 to 0.249, 50% agree, 0.454 ± 0.003")) == 6
+    assert typed_measurements("Python 3.11 and SDV 1.38.5") == []
+    assert typed_measurements("at epsilon 0.2, 1, 2 and 10 (`0.125` in code)") == []
+
+
+@pytest.mark.parametrize("page", ["README.md", *sorted(p.name for p in BOOK.glob("*.md"))], ids=str)
+def test_no_page_types_a_measured_value(page):
+    path = BOOK.parent / page if page == "README.md" else BOOK / page
+    assert typed_measurements(path.read_text()) == []

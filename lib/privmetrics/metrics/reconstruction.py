@@ -17,6 +17,7 @@ from scipy import sparse
 from .. import disclosure as rod
 from ..encoding import column_entropy, discretise
 from ..inference import alc_score, measure_alc
+from ..neighbours import in_parallel
 from ..pair import Pair
 from ..validation import InvalidInputError
 from .registry import Category, register
@@ -186,8 +187,11 @@ def categorical_generalized_cap(pair: Pair, n_bins: int | None = 10, batch: int 
     )
     per_tuple = np.asarray(counts.sum(axis=1), dtype=np.float32).ravel()
     dense_r, dense_s, sparse_r, sparse_s = _split_one_hot(key_r, uniq, min_share=0.01)
+    # few distinct secrets: one dense product gives every real row's count per secret at once
+    by_secret = counts.toarray() if n_secrets <= 256 else None
     p = np.empty(len(key_r))
-    for start in range(0, len(key_r), batch):
+
+    def one_batch(start: int) -> None:
         rows = slice(start, start + batch)
         matches = dense_r[rows] @ dense_s.T  # float32: small integer counts, exact
         if sparse_s.nnz:
@@ -196,22 +200,20 @@ def categorical_generalized_cap(pair: Pair, n_bins: int | None = 10, batch: int 
         nearest = np.equal(
             matches, matches.max(axis=1, keepdims=True), out=matches, casting="unsafe"
         )  # 1.0 for the tuples at the largest number of matching keys, in place
-        total = nearest @ per_tuple
-        p[rows] = _correct_guesses(nearest, counts, sec_r[rows]) / total
+        if by_secret is not None:  # integer sums below 2**24: exact in float32
+            votes = nearest @ by_secret
+            correct = votes[np.arange(len(votes)), sec_r[rows]]
+            p[rows] = correct.astype(np.float64) / votes.sum(axis=1, dtype=np.float64)
+        else:
+            p[rows] = _correct_guesses(nearest, counts, sec_r[rows]) / (nearest @ per_tuple)
+
+    in_parallel(one_batch, range(0, len(key_r), batch))
     return float(p.mean())
 
 
 def _correct_guesses(nearest: np.ndarray, counts, secrets: np.ndarray) -> np.ndarray:
     """Per real row, the synthetic rows among its nearest tuples that hold its secret:
-    sum_t nearest[i, t] counts[t, secret_i]. One matrix-vector product per distinct secret when
-    there are few, else one sparse product."""
-    distinct = np.unique(secrets)
-    if len(distinct) <= 256:
-        correct = np.empty(len(secrets))
-        for secret in distinct:
-            rows = np.flatnonzero(secrets == secret)
-            correct[rows] = nearest[rows] @ counts[:, secret].toarray().ravel()
-        return correct
+    sum_t nearest[i, t] counts[t, secret_i], as one sparse product (many distinct secrets)."""
     return np.asarray(counts[:, secrets].T.multiply(nearest).sum(axis=1)).ravel()
 
 
