@@ -53,8 +53,9 @@ def plot_alc(result, ax=None, alpha: float = 3.0, r_min: float = 1e-4, title: st
     for level in PRC_LEVELS:
         recall = recall_for_prc(level, precision, alpha, r_min)
         ax.plot(recall, precision, color="0.75", lw=0.8, zorder=1)
-        ax.annotate(f"PRC {level:g}", (1.0, level), xytext=(3, 0), textcoords="offset points",
-                    fontsize=7, color="0.45", va="center")  # fmt: skip
+        ax.annotate(f"PRC {level:g}", (1.0, level), xycoords=("axes fraction", "data"),
+                    xytext=(3, 0), textcoords="offset points", fontsize=7, color="0.45",
+                    va="center")  # fmt: skip
     for pairs, best, colour, name in (
         (result.attack, result.best_attack, "tab:red", "attack"),
         (result.base, result.best_base, "tab:blue", "baseline"),
@@ -63,10 +64,11 @@ def plot_alc(result, ax=None, alpha: float = 3.0, r_min: float = 1e-4, title: st
                     pairs.high - pairs.precision], fmt="o", color=colour, ms=4, capsize=2,
                     label=f"{name} pairs", zorder=3)  # fmt: skip
         ax.scatter([best.recall], [best.precision], s=160, facecolors="none", edgecolors=colour,
-                   lw=2, zorder=4, label=f"best {name}: PRC {best.prc:.3f}")  # fmt: skip
+                   lw=2, zorder=4, clip_on=False, label=f"best {name}: PRC {best.prc:.3f}")  # fmt: skip
     ax.set_xscale("log")
-    ax.set_xlim(r_min, 1.0)
-    ax.set_ylim(0, 1.02)
+    ax.set_xlim(r_min, 2.0)  # room right of recall 1, where the recall-1 pairs and rings sit
+    ax.set_ylim(0, 1.08)
+    ax.axvline(1.0, color="0.6", lw=0.8, ls=":", zorder=0)
     ax.set_xlabel("recall (log scale)")
     ax.set_ylabel("precision (Wilson centre)")
     ax.set_title(title or f"{result.unknown}: ALC {result.alc:.3f} ({result.label})")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 from tqdm import tqdm
 
+from ..alc import risk_label
 from ..inference import measure_alc
 from ..membership import member_nonmember_alc
 from ..profiles import get_profile
@@ -70,3 +71,26 @@ def member_nonmember_table(
         )  # fmt: skip
         rows.append({"config": cell.config.label, **vars(result)})
     return pd.DataFrame(rows).set_index("config")
+
+
+# Table 2 of the ALC paper ("Complete" column, weak anonymisation, 8,883 attacks): the share of
+# attacks that the prior approach, as run there (its baseline, recall 1), calls safe while the
+# ALC calls them at risk (24.24%) or serious (1.24%).
+PAPER_PRIOR_MISSES = 0.2424 + 0.0124
+
+
+def label_agreement(table: pd.DataFrame) -> pd.DataFrame:
+    """Per release of :func:`member_nonmember_table`, the ALC paper's decision labels
+    (:func:`privmetrics.alc.risk_label`: safe below 0.5, serious from 0.75) of our ALC and of the
+    prior approach as the paper ran it, and the two kinds of disagreement its Table 2 counts."""
+    ours = table["alc_ours"].map(risk_label)
+    prior = table["alc_prior_recall_1"].map(risk_label)
+    return pd.DataFrame(
+        {
+            "ours": ours,
+            "prior (as run)": prior,
+            "prior safe, ours not": (prior == "safe") & (ours != "safe"),
+            "ours safe, prior not": (ours == "safe") & (prior != "safe"),
+        },
+        index=table.index,
+    )

@@ -65,8 +65,9 @@ def membership_inference(pair: Pair, threshold: float = 0.5, attack: str = "dist
     ``attack="classifier"`` is PrivEval's definition instead: a gradient-boosted classifier
     (scikit-learn's HistGradientBoosting standing in for LightGBM) learns real (1) from synthetic
     (0) rows on 70% of Y u Z, stratified; the score is its recall on the real rows of the other
-    30%, averaged over 5 splits. It is a detection score, not a membership attack: Real gives about
-    0.5, not 1.
+    30%, averaged over 5 splits. It is a detection score, not a membership attack: on a copy the
+    classifier cannot tell the classes apart, so its recall on the real rows is whatever its
+    tie-breaking gives (anywhere in [0, 1]), not 1.
     """
     if attack == "classifier":
         return _classifier_recall(pair)
