@@ -84,7 +84,9 @@ def _tree_knn(query, index, k, exclude_self):
     return dist[keep].reshape(len(idx), n - 1)[:, :k], idx[keep].reshape(len(idx), n - 1)[:, :k]
 
 
-def exact_distances(query: np.ndarray, index: np.ndarray, rows, cols) -> np.ndarray:
+def exact_distances(
+    query: np.ndarray, index: np.ndarray, rows, cols, scaled: bool | None = None
+) -> np.ndarray:
     """Euclidean distances between ``query[rows]`` and ``index[cols]`` (pairwise), from the
     differences in float64, in chunks; scaled per pair (as ``hypot``) when a square could overflow.
 
@@ -92,10 +94,13 @@ def exact_distances(query: np.ndarray, index: np.ndarray, rows, cols) -> np.ndar
     terms in other columns get the same float: a row differing from the query in categories A, B, C
     is exactly as far as one differing in D, E, F. (Summed in place, SIMD lanes grouped the terms by
     position, and 3 mismatches came out as 2.9999999999999996 or ...87, breaking the ties that NNAA
-    and the Identifiability Score compare.)"""
+    and the Identifiability Score compare.) ``scaled``: whether values are large enough to need the
+    per-pair scaling; found from the tables when not given (a pass over both, which batched
+    callers make once)."""
     rows, cols = np.asarray(rows), np.asarray(cols)
     out = np.empty(len(rows))
-    scaled = max(_magnitude(query), _magnitude(index)) >= SAFE_MAGNITUDE
+    if scaled is None:
+        scaled = max(_magnitude(query), _magnitude(index)) >= SAFE_MAGNITUDE
     step = max(1, PAIR_CHUNK // max(1, query.shape[1]))
     for start in range(0, len(rows), step):
         part = slice(start, start + step)
@@ -110,6 +115,7 @@ def exact_distances(query: np.ndarray, index: np.ndarray, rows, cols) -> np.ndar
 
 def _brute_knn(query, index, k, exclude_self):
     q, x, scale, dtype = _approximate_coordinates(query, index)
+    scaled = max(_magnitude(query), _magnitude(index)) >= SAFE_MAGNITUDE
     dims = q.shape[1]
     unit = np.finfo(dtype).eps / 2
     c = 4 * (dims + 4) * unit  # relative bound: product, coordinate rounding, centring
@@ -128,13 +134,13 @@ def _brute_knn(query, index, k, exclude_self):
         if exclude_self:
             m[np.arange(len(rows)), rows] = np.inf
         first = m.argmin(axis=1)[:, None] if k == 1 else np.argpartition(m, k - 1, axis=1)[:, :k]
-        first_d = exact_distances(query, index, np.repeat(rows, k), first.ravel())
+        first_d = exact_distances(query, index, np.repeat(rows, k), first.ravel(), scaled)
         upper = (first_d.reshape(len(rows), k).max(axis=1) * scale) ** 2
         limit = upper * (1 + 2 * c) - (1 - 2 * c) * q_norm[rows] + slack
         band = m <= limit[:, None].astype(dtype)
         band[np.arange(len(rows))[:, None], first] = True  # in the band by construction
         cand_row, cand_col = np.divmod(np.flatnonzero(band), band.shape[1])
-        cand_d = exact_distances(query, index, rows[cand_row], cand_col)
+        cand_d = exact_distances(query, index, rows[cand_row], cand_col, scaled)
         order = np.lexsort((cand_col, cand_d, cand_row))
         cand_row, cand_col, cand_d = cand_row[order], cand_col[order], cand_d[order]
         rank = np.arange(len(cand_row)) - np.searchsorted(cand_row, cand_row)
