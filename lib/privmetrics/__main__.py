@@ -33,6 +33,7 @@ def _bench_scale(args) -> int:
         (["--million"] if args.million else [])
         + (["--no-peers"] if args.no_peers else [])
         + ["--timeout", str(args.timeout)]
+        + (["--sizes", args.sizes] if args.sizes else [])
     )
 
 
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     scale.add_argument("--million", action="store_true", help="also one million rows (final seven)")
     scale.add_argument("--no-peers", action="store_true", help="skip SDMetrics / SynthEval")
     scale.add_argument("--timeout", type=float, default=1800, help="seconds per measurement")
+    scale.add_argument("--sizes", help="comma-separated row counts instead of 10k, 25k, 100k")
     synth = commands.add_parser(
         "bench-synth", help="fit and sample time of every synthesiser on Texas-sized data"
     )

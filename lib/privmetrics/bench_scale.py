@@ -202,13 +202,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-peers", action="store_true", help="skip SDMetrics / SynthEval")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per measurement")
+    parser.add_argument("--sizes", help="comma-separated row counts instead of 10k, 25k, 100k")
     args = parser.parse_args(argv)
     if args.child:
         kind, rows, what = args.child
         result = (measure_metrics if kind == "metrics" else measure_peer)(int(rows), what)
         print(json.dumps(result))
         return 0
-    sizes = (*SIZES, MILLION) if args.million else SIZES
+    sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
+    sizes = (*sizes, MILLION) if args.million else sizes
     metrics, peers = run_scale(sizes, peers=not args.no_peers, timeout=args.timeout)
     print(format_scale(metrics, peers))
     return 0
