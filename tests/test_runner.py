@@ -206,3 +206,17 @@ def _alive(pid: int) -> bool:
             return "\nState:\tZ" not in fh.read()
     except FileNotFoundError:
         return False
+
+
+def test_the_paper_edition_reads_its_grid_from_the_store_and_studies_at_quick_scale():
+    from privmetrics.experiments.runner import results_path
+
+    paper, quick = PROFILES["paper"], PROFILES["quick"]
+    assert paper.study_profile == "quick" and quick.study_profile == "quick"
+    assert PROFILES["smoke"].study_profile == "smoke"
+    # the shipped store holds the whole capped grid: 3 datasets x 16 configurations x 3 runs
+    shipped = results_path("paper")
+    with sqlite3.connect(f"file:{shipped}?mode=ro", uri=True) as conn:  # read only: it is tracked
+        cells = conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+    assert paper.max_runs == paper.min_runs == 3
+    assert cells == len(paper.datasets) * 16 * paper.max_runs
