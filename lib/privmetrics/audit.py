@@ -64,6 +64,12 @@ def position(score: float, random: float, real: float) -> float:
     return float((score - random) / span)
 
 
+def standard_error(values) -> float:
+    """SEM of the Random draws: sample SD / sqrt(n); 0 for a single draw."""
+    values = np.asarray(values, dtype=float)
+    return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
+
+
 def position_interval(score: float, randoms, real: float) -> tuple[float, float, float]:
     """The position (:func:`position`, against the mean of the Random draws) and its interval: the
     positions against the mean Random score plus and minus its standard error over the draws.
@@ -71,9 +77,7 @@ def position_interval(score: float, randoms, real: float) -> tuple[float, float,
     The release and Real are fixed tables, so their scores are fixed; the Random baseline is one
     random draw of many, and that is the uncertainty in where the release sits.
     """
-    randoms = np.asarray(randoms, dtype=float)
-    mean = float(randoms.mean())
-    sem = float(randoms.std(ddof=1) / np.sqrt(len(randoms))) if len(randoms) > 1 else 0.0
+    mean, sem = float(np.mean(randoms)), standard_error(randoms)
     ends = sorted(position(score, mean + d, real) for d in (-sem, sem))
     return position(score, mean, real), ends[0], ends[1]
 
@@ -280,11 +284,7 @@ def audit(
             if ends:
                 randoms = [spec(end) for end in ends["Random"]]
                 row["Random"] = float(np.mean(randoms))
-                row["Random SEM"] = (
-                    float(np.std(randoms, ddof=1) / np.sqrt(len(randoms)))
-                    if len(randoms) > 1
-                    else 0.0
-                )
+                row["Random SEM"] = standard_error(randoms)
                 row["Real"] = spec(ends["Real"])
                 where, low, high = position_interval(score, randoms, row["Real"])
                 row.update({"position": where, "position low": low, "position high": high})
