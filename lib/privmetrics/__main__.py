@@ -27,14 +27,9 @@ def _bench(args) -> int:
 
 
 def _bench_scale(args) -> int:
-    from .bench_scale import main as scale
+    from .bench_scale import run
 
-    return scale(
-        (["--million"] if args.million else [])
-        + (["--no-peers"] if args.no_peers else [])
-        + ["--timeout", str(args.timeout)]
-        + (["--sizes", args.sizes] if args.sizes else [])
-    )
+    return run(args)
 
 
 def _bench_synth(args) -> int:
@@ -110,10 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     scale = commands.add_parser(
         "bench-scale", help="rows vs seconds vs memory at 10k, 25k, 100k rows (1M with --million)"
     )
-    scale.add_argument("--million", action="store_true", help="also one million rows (final seven)")
-    scale.add_argument("--no-peers", action="store_true", help="skip SDMetrics / SynthEval")
-    scale.add_argument("--timeout", type=float, default=1800, help="seconds per measurement")
-    scale.add_argument("--sizes", help="comma-separated row counts instead of 10k, 25k, 100k")
+    from .bench_scale import add_arguments
+
+    add_arguments(scale)
     synth = commands.add_parser(
         "bench-synth", help="fit and sample time of every synthesiser on Texas-sized data"
     )

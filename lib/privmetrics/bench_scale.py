@@ -28,9 +28,10 @@ import resource
 import subprocess
 import sys
 import time
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # numpy and pandas load inside the functions: `privmetrics --help` stays light
+    import pandas as pd
 
 SIZES = (10_000, 25_000, 100_000)
 MILLION = 1_000_000
@@ -98,6 +99,8 @@ def _in_child(kind: str, rows: int, what: str, timeout: float) -> dict:
 
 def growth_exponent(rows, seconds) -> float:
     """Least-squares slope of log(seconds) on log(rows); NaN with fewer than two finite points."""
+    import numpy as np
+
     rows, seconds = np.asarray(rows, float), np.asarray(seconds, float)
     ok = np.isfinite(seconds) & (seconds > 0)
     if ok.sum() < 2:
@@ -109,6 +112,8 @@ def run_scale(
     sizes=SIZES, peers: bool = True, timeout: float = 1800, progress: bool = True
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(metrics table, peers table), one row per size."""
+    import pandas as pd
+
     from .peers import installed
 
     metric_rows, peer_rows = [], []
@@ -150,6 +155,8 @@ def run_scale(
 
 
 def format_scale(metrics: pd.DataFrame, peers: pd.DataFrame) -> str:
+    import pandas as pd
+
     from .threads import available_cores
 
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -192,28 +199,38 @@ def format_scale(metrics: pd.DataFrame, peers: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--child", nargs=3, metavar=("KIND", "ROWS", "WHAT"), help=argparse.SUPPRESS
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options, shared by ``privmetrics bench-scale`` and this module's ``main``."""
     parser.add_argument(
         "--million", action="store_true", help="also one million rows (final seven)"
     )
     parser.add_argument("--no-peers", action="store_true", help="skip SDMetrics / SynthEval")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per measurement")
     parser.add_argument("--sizes", help="comma-separated row counts instead of 10k, 25k, 100k")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Measure the sizes the options ask for and print the table."""
+    sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
+    sizes = (*sizes, MILLION) if args.million else sizes
+    metrics, peers = run_scale(sizes, peers=not args.no_peers, timeout=args.timeout)
+    print(format_scale(metrics, peers))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--child", nargs=3, metavar=("KIND", "ROWS", "WHAT"), help=argparse.SUPPRESS
+    )
+    add_arguments(parser)
     args = parser.parse_args(argv)
     if args.child:
         kind, rows, what = args.child
         result = (measure_metrics if kind == "metrics" else measure_peer)(int(rows), what)
         print(json.dumps(result))
         return 0
-    sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
-    sizes = (*sizes, MILLION) if args.million else sizes
-    metrics, peers = run_scale(sizes, peers=not args.no_peers, timeout=args.timeout)
-    print(format_scale(metrics, peers))
-    return 0
+    return run(args)
 
 
 if __name__ == "__main__":
