@@ -10,8 +10,6 @@ Peak memory is the largest allocation traced by ``tracemalloc`` while the metric
 
 from __future__ import annotations
 
-import os
-import resource
 import time
 import tracemalloc
 
@@ -22,7 +20,7 @@ from .datasets import DatasetUnavailableError, load_dataset
 from .metrics import REGISTRY
 from .pair import Pair
 from .schema import Schema
-from .threads import available_cores
+from .timings import machine_line, peak_resident_mb
 
 
 def generated_texas_like(rows: int = 25_000, seed: int = 0) -> tuple[pd.DataFrame, Schema]:
@@ -89,7 +87,7 @@ def run_benchmark(rows: int = 25_000, seed: int = 0, dataset: str = "texas") -> 
 TARGETS = {"all registered measures": 30, "the paper's 21 metrics": 20}  # issue 18, 2 cores
 
 
-def subtotals(table: pd.DataFrame) -> list[tuple[str, list[str], float | None]]:
+def subtotals() -> list[tuple[str, list[str], float | None]]:
     """(label, metric names, target seconds) for the registered set, the paper's 21 and its
     final seven."""
     from .metrics import select
@@ -117,11 +115,9 @@ def format_table(table: pd.DataFrame) -> str:
     lines.append(
         f"{'all metrics':<28} {'':>6} {total:8.2f} {table['peak MB'].max():8.0f} {paper_total:8.0f} {paper_total / total:8.0f}x"
     )
-    peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
-    lines.append(f"process peak resident memory: {peak_rss:.0f} MB")
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    lines.append(f"machine: {available_cores()} cores, load average {load} (1, 5, 15 min)")
-    for label, names, target in subtotals(table):
+    lines.append(f"process peak resident memory: {peak_resident_mb():.0f} MB")
+    lines.append(machine_line())
+    for label, names, target in subtotals():
         seconds = table.loc[table.metric.isin(names), "seconds"].sum()
         verdict = (
             f"target <= {target} s: {'met' if seconds <= target else 'NOT met'}" if target else ""

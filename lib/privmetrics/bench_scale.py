@@ -23,12 +23,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import resource
 import subprocess
 import sys
 import time
 from typing import TYPE_CHECKING
+
+from .timings import machine_line, peak_resident_mb
 
 if TYPE_CHECKING:  # numpy and pandas load inside the functions: `privmetrics --help` stays light
     import pandas as pd
@@ -55,10 +55,6 @@ def _pair(rows: int, seed: int = 0):
     return real, synthetic, schema
 
 
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def measure_metrics(rows: int, metrics: str) -> dict:
     """Seconds and peak memory of ``metrics`` ("final" or "all") on one pair of ``rows`` rows."""
     from .metrics import evaluate
@@ -69,7 +65,7 @@ def measure_metrics(rows: int, metrics: str) -> dict:
     scores = evaluate(Pair(real, synthetic, schema), metrics=metrics)
     return {
         "seconds": time.perf_counter() - start,
-        "peak MB": _peak_mb(),
+        "peak MB": peak_resident_mb(),
         "slowest": scores.sort_values("seconds").iloc[-1][["metric", "seconds"]].tolist(),
     }
 
@@ -157,11 +153,8 @@ def run_scale(
 def format_scale(metrics: pd.DataFrame, peers: pd.DataFrame) -> str:
     import pandas as pd
 
-    from .threads import available_cores
-
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     lines = [
-        f"machine: {available_cores()} cores, load average {load} (1, 5, 15 min) at the end",
+        f"{machine_line()} at the end",
         "pair: two independent draws of the Texas-shaped generator, 18 columns",
         "",
         f"{'rows':>9} {'final 7 s':>10} {'MB':>7} {'all s':>9} {'MB':>7}  slowest (all)",

@@ -34,6 +34,22 @@ def load_average() -> float | None:
         return None
 
 
+def peak_resident_mb() -> float:
+    """This process's peak resident memory so far, MB (Linux reports kB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def machine_line() -> str:
+    """The machine a benchmark ran on: cores this process may use and the load averages."""
+    from .threads import available_cores
+
+    try:
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) + " (1, 5, 15 min)"
+    except OSError:
+        load = "unknown"
+    return f"machine: {available_cores()} cores, load average {load}"
+
+
 @dataclass
 class TimingReport:
     profile: str
