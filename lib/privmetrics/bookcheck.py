@@ -65,6 +65,16 @@ class PageCheck:
         return "; ".join(problems)
 
 
+def summary(checks: list[PageCheck]) -> str:
+    """One line over a book's checks: pages opened, pages with typeset formulas, pages failing."""
+    failed = sum(not c.ok for c in checks)
+    typeset = sum(c.typeset > 0 for c in checks)
+    return (
+        f"{len(checks)} pages opened with networking cut, {typeset} with typeset formulas, "
+        f"{failed} failing"
+    )
+
+
 def find_browser() -> str | None:
     """Path of a Chromium-family browser on PATH, or None."""
     for name in BROWSERS:
@@ -163,12 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         status = "ok" if check.ok else "FAIL: " + check.problem()
         math = f"{check.typeset} formulas typeset" if check.has_math else "no math"
         print(f"{Path(check.page).relative_to(root)}: {math}; {status}")
-    failed = [c for c in checks if not c.ok]
-    print(
-        f"{len(checks)} pages opened offline, {sum(c.has_math for c in checks)} with math, "
-        f"{len(failed)} failing"
-    )
-    return 1 if failed else 0
+    print(summary(checks))
+    return 0 if all(c.ok for c in checks) else 1
 
 
 if __name__ == "__main__":

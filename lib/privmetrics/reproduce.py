@@ -176,19 +176,17 @@ def main(argv: list[str] | None = None) -> None:
 
 def check_offline(html_dir: Path) -> None:
     """Open every page offline in headless Chromium (when installed) and say what failed."""
-    from .bookcheck import INSTALL_HINT, check_book, find_browser
+    from .bookcheck import INSTALL_HINT, check_book, find_browser, summary
 
-    if find_browser() is None:
+    browser = find_browser()
+    if browser is None:
         print(f"offline check skipped: {INSTALL_HINT}")
         return
-    checks = check_book(html_dir)
-    failed = [c for c in checks if not c.ok]
-    print(
-        f"offline check: {len(checks)} pages opened with networking cut, "
-        f"{sum(c.typeset > 0 for c in checks)} with typeset formulas, {len(failed)} failing"
-    )
-    for check in failed:
-        print(f"  {check.page}: {check.problem()}")
+    checks = check_book(html_dir, browser)
+    print(f"offline check: {summary(checks)}")
+    for check in checks:
+        if not check.ok:
+            print(f"  {check.page}: {check.problem()}")
 
 
 if __name__ == "__main__":
