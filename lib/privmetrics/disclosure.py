@@ -134,20 +134,28 @@ def y_privacy(original: np.ndarray, synthetic: np.ndarray, aggregate: str = "min
     return float(getattr(np, aggregate)(distance[:, 0]))
 
 
-def voronoi_targets(original: np.ndarray) -> np.ndarray:
+def voronoi_targets(original: np.ndarray, nearest: np.ndarray | None = None) -> np.ndarray:
     """D-hat of Alg. 3: for each O_i, the nearest point of its Voronoi cell's boundary, i.e. the
-    midpoint with its nearest other original row (O_i itself when that row is a duplicate)."""
-    _, index = knn(original, original, k=1, exclude_self=True)
-    return (original + original[index[:, 0]]) / 2
+    midpoint with its nearest other original row (O_i itself when that row is a duplicate).
+    ``nearest``: the position of each row's nearest other row, when already found."""
+    if nearest is None:
+        nearest = knn(original, original, k=1, exclude_self=True)[1][:, 0]
+    return (original + original[nearest]) / 2
 
 
 def voronoi_privacy(
-    original: np.ndarray, synthetic: np.ndarray, sample: int | None = 500, seed: int = 0
+    original: np.ndarray,
+    synthetic: np.ndarray,
+    sample: int | None = 500,
+    seed: int = 0,
+    targets: np.ndarray | None = None,
 ) -> float:
     """Voronoi privacy, Alg. 3: the mean distance of the optimal assignment between D and D-hat
-    (larger = further from the "optimal privatised" data = lower risk, as the paper reads it)."""
+    (larger = further from the "optimal privatised" data = lower risk, as the paper reads it).
+    ``targets``: D-hat (:func:`voronoi_targets` of ``original``), when already computed."""
     rng = np.random.default_rng(seed)
-    targets, synthetic = _samples(voronoi_targets(original), synthetic, sample, rng)
+    targets = voronoi_targets(original) if targets is None else targets
+    targets, synthetic = _samples(targets, synthetic, sample, rng)
     return float(_assignment(synthetic, targets).mean())
 
 

@@ -31,7 +31,13 @@ from __future__ import annotations
 import numpy as np
 from sklearn.neighbors import KDTree
 
-BATCH_BYTES = 128 * 2**20  # memory of one query batch's float64 block
+from .threads import thread_budget
+
+BATCH_BYTES = 128 * 2**20  # memory of one query batch's float64 block (farthest_distance)
+TILE_ROWS = 512  # query rows per block of the nearest-neighbour scan
+TILE_COLS = 2048  # index rows per tile (a multiple of TILE_ROWS): a product stays in cache
+STRIP = 256  # index rows over which a query row's smallest bound is kept (divides TILE_COLS)
+MINIMA_BYTES = 512 * 2**20  # memory for those minima, beyond which a tile is one strip
 PAIR_CHUNK = 2**21  # candidate pairs whose exact distances are computed at once (x dims)
 TREE_MAX_DIMS = 8
 SAFE_MAGNITUDE = 2.0**480  # squares and their sums stay far from float64 overflow below this
@@ -45,6 +51,17 @@ def knn(query: np.ndarray, index: np.ndarray, k: int = 1, exclude_self: bool = F
     duplicate at another position still does, at distance 0). Returns two arrays of shape
     (len(query), k), sorted by distance, ties by index.
     """
+    query, index = _checked(query, index, k, exclude_self)
+    if _tree_route(query, index):
+        dist, idx = _tree_knn(query, index, k, exclude_self)
+    else:
+        (dist, idx), _ = _scan(query, index, k, exclude_self=exclude_self)
+    order = np.lexsort((idx, dist), axis=1)
+    return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
+
+
+def _checked(query, index, k, exclude_self):
+    """Both tables as contiguous float64, after checking that the request makes sense."""
     if exclude_self and len(query) != len(index):
         raise ValueError("exclude_self needs the query and the index to be the same rows")
     available = len(index) - (1 if exclude_self else 0)
@@ -58,13 +75,13 @@ def knn(query: np.ndarray, index: np.ndarray, k: int = 1, exclude_self: bool = F
         )
     if not (np.isfinite(query).all() and np.isfinite(index).all()):
         raise ValueError("nearest neighbours need finite coordinates (found inf or NaN)")
+    return query, index
+
+
+def _tree_route(query, index) -> bool:
+    """Low-dimensional tables whose squares cannot overflow go to the KD-tree."""
     safe = max(_magnitude(query), _magnitude(index)) < SAFE_MAGNITUDE
-    if index.shape[1] <= TREE_MAX_DIMS and safe:
-        dist, idx = _tree_knn(query, index, k, exclude_self)
-    else:
-        dist, idx = _brute_knn(query, index, k, exclude_self)
-    order = np.lexsort((idx, dist), axis=1)
-    return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
+    return index.shape[1] <= TREE_MAX_DIMS and safe
 
 
 def _magnitude(a: np.ndarray) -> float:
@@ -73,7 +90,15 @@ def _magnitude(a: np.ndarray) -> float:
 
 def _tree_knn(query, index, k, exclude_self):
     n = min(k + 1 if exclude_self else k, len(index))
-    dist, idx = KDTree(index).query(query, k=n)
+    tree = KDTree(index)
+    dist, idx = np.empty((len(query), n)), np.empty((len(query), n), dtype=np.intp)
+    step = max(1, -(-len(query) // thread_budget()))
+
+    def part(start: int) -> None:  # the query releases the GIL for much of its work
+        rows = slice(start, start + step)
+        dist[rows], idx[rows] = tree.query(query[rows], k=n)
+
+    in_parallel(part, range(0, len(query), step))
     if not exclude_self:
         return dist, idx
     # drop each row's own position; rows whose self fell outside (duplicates) drop the last column
@@ -113,42 +138,166 @@ def exact_distances(
     return out
 
 
-def _brute_knn(query, index, k, exclude_self):
-    q, x, scale, dtype = _approximate_coordinates(query, index)
+def nearest_both(a: np.ndarray, b: np.ndarray):
+    """The nearest row of ``b`` for every row of ``a`` and the nearest row of ``a`` for every row
+    of ``b``, from one scan of the pairs: ``((dist, idx), (dist, idx))``, each as
+    ``knn(a, b)`` and ``knn(b, a)`` return them (one column, exact, ties to the lower index)."""
+    _checked(b, a, 1, False)  # b's rows need a neighbour in a as well
+    a, b = _checked(a, b, 1, False)
+    if _tree_route(a, b):
+        return knn(a, b), knn(b, a)
+    return _scan(a, b, 1, both=True)
+
+
+def nearest_other(a: np.ndarray):
+    """``knn(a, a, k=1, exclude_self=True)`` from one scan of the pairs above the diagonal: the
+    distance from i to j is the distance from j to i, so each pair is measured once for both."""
+    a = _checked(a, a, 1, True)[0]
+    if _tree_route(a, a):
+        return knn(a, a, k=1, exclude_self=True)
+    return _scan(a, a, 1, symmetric=True)[0]
+
+
+def _scan(query, index, k, exclude_self=False, both=False, symmetric=False):
+    """Exact k nearest ``index`` rows of every ``query`` row, from tiled matrix products.
+
+    For every pair, one product gives ``L = (1 - c) N - 2 q.x`` with ``N = |q|^2 + |x|^2``: with
+    ``c`` the rounding bound of the module docstring (twice the first-order bound e of the
+    product's error), the squared distance lies in ``[L + eN, L + 3eN]``, so ``L`` bounds it from
+    below and ``L + 2cN`` from above. Two phases:
+
+    1. A block of ``TILE_ROWS`` query rows meets the index ``TILE_COLS`` rows at a time, so that
+       each product stays in cache while it is read; of each tile only the smallest ``L`` per
+       row (and the k-th) is kept. A row's bound is then the smallest over the tiles of its k-th
+       ``L`` plus the margin: an upper bound of its k-th neighbour's squared distance.
+    2. Only the tiles whose smallest ``L`` is within a row's bound can hold one of its k nearest
+       (their ``L`` is a lower bound); those products are computed again for those rows, every
+       entry within the bound is a candidate, and the candidates are measured exactly and ranked.
+       Usually one tile in fifty is read again.
+
+    ``both``: the same products serve the index rows' nearest query row (each tile's column
+    minima, kept per block): returns ``(query result, index result)``. ``symmetric`` (``query is
+    index``, k = 1, a row not its own neighbour): only the tiles on and above the diagonal are
+    computed, each pair (i < j) once, for i's row and for j's column.
+    """
+    q, x, _, dtype = _approximate_coordinates(query, index)
     scaled = max(_magnitude(query), _magnitude(index)) >= SAFE_MAGNITUDE
     dims = q.shape[1]
-    unit = np.finfo(dtype).eps / 2
-    c = 4 * (dims + 4) * unit  # relative bound: product, coordinate rounding, centring
+    c = 4 * (dims + 4) * np.finfo(dtype).eps / 2  # relative bound: product, rounding, centring
     slack = 8 * (dims + 4) * float(np.finfo(dtype).smallest_subnormal)  # below the normal range
     q_norm = np.einsum("ij,ij->i", q, q, dtype=np.float64)
     x_norm = np.einsum("ij,ij->i", x, x, dtype=np.float64)
-    q_aug = np.hstack([q, np.ones((len(q), 1), dtype)])
-    x_aug = np.ascontiguousarray(np.hstack([-2 * x, ((1 - c) * x_norm)[:, None].astype(dtype)]).T)
-    batch = max(1, BATCH_BYTES // (np.dtype(dtype).itemsize * len(index)))
+    q_aug = np.hstack([q, ((1 - c) * q_norm)[:, None].astype(dtype), np.ones((len(q), 1), dtype)])
+    x_aug = np.hstack(
+        [-2 * x, np.ones((len(x), 1), dtype), ((1 - c) * x_norm)[:, None].astype(dtype)]
+    )
+    x_aug = np.ascontiguousarray(x_aug.T)
+    width = TILE_COLS * -(-(k + 1) // TILE_COLS)  # a multiple of TILE_ROWS with room for k others
+    tiles, blocks = np.arange(0, len(x), width), np.arange(0, len(q), TILE_ROWS)
+    # a row's minima are kept per strip of a tile, so that phase 2 reads back a strip, not a tile
+    strip = STRIP if len(q) * len(x) / STRIP * 4 <= MINIMA_BYTES else width
+    strips = np.arange(0, len(x), strip)
+    masked = symmetric or exclude_self
+
+    def products(rows, cols) -> np.ndarray:
+        """L for query rows ``rows`` and index rows ``cols`` (slices or sorted positions); a row's
+        own pair (and, symmetric, every pair below the diagonal) set to infinity."""
+        m = q_aug[rows] @ x_aug[:, cols]
+        if masked:
+            i, j = _positions(rows)[:, None], _positions(cols)[None, :]
+            if i[0, 0] <= j[0, -1] and j[0, 0] <= i[-1, 0]:
+                m[(j <= i) if symmetric else (j == i)] = np.inf
+        return m
+
+    def span(starts, position: int, size: int, total: int) -> slice:
+        return slice(starts[position], min(starts[position] + size, total))
+
+    # phase 1: each tile's smallest (and k-th) L per query row, and per index row when asked
+    row_low = np.full((len(strips), len(q)), np.inf, dtype)
+    row_kth = np.full((len(tiles), len(q)), np.inf, dtype) if k > 1 else None
+    col_low = np.full((len(blocks), len(x)), np.inf, dtype) if both or symmetric else None
+
+    def scan_block(b: int) -> None:
+        rows = span(blocks, b, TILE_ROWS, len(q))
+        for t in range(rows.start // width if symmetric else 0, len(tiles)):
+            cols = span(tiles, t, width, len(x))
+            m = products(rows, cols)
+            first = cols.start // strip
+            row_low[first : first + -(-m.shape[1] // strip), rows] = _strip_minima(m, strip)
+            if k > 1:
+                row_kth[t, rows] = _kth_smallest(m, k)
+            if col_low is not None:
+                col_low[b, cols] = m.min(axis=0)
+
+    in_parallel(scan_block, range(len(blocks)))
+    bound_from, parts = (row_low, strips) if k == 1 else (row_kth, tiles)
+    x_part_max = np.maximum.reduceat(x_norm, parts) if len(x) else x_norm
+    row_bound = np.min(bound_from + (2 * c * (q_norm + x_part_max[:, None]) + slack), axis=0)
+    if col_low is not None:
+        q_block_max = np.maximum.reduceat(q_norm, blocks) if len(q) else q_norm
+        col_bound = np.min(col_low + (2 * c * (x_norm + q_block_max[:, None]) + slack), axis=0)
+        if symmetric:
+            row_bound = col_bound = np.minimum(row_bound, col_bound)
+
+    # phase 2: the tiles that can hold a neighbour, computed again for the rows concerned
+    def reread(low, bound, starts, size, total, columns: bool) -> list:
+        """(row, candidate) pairs within ``bound``, from the parts (tiles, or blocks when
+        ``columns``) whose smallest L is within it."""
+        part, who = np.nonzero(low <= bound)
+        edges = np.searchsorted(part, np.arange(len(starts) + 1))
+        found: list = [None] * len(starts)
+
+        def one_part(p: int) -> None:
+            these = who[edges[p] : edges[p + 1]]
+            if len(these):
+                other = span(starts, p, size, total)
+                m = products(other, these).T if columns else products(these, other)
+                a, b = np.nonzero(m <= bound[these, None])
+                found[p] = (these[a], other.start + b)
+
+        in_parallel(one_part, range(len(starts)))
+        return [f for f in found if f is not None]
+
+    by_rows = reread(row_low, row_bound, strips, strip, len(x), columns=False)
+    if col_low is None:
+        return _closest(query, index, by_rows, k, scaled), None
+    by_cols = reread(col_low, col_bound, blocks, TILE_ROWS, len(q), columns=True)
+    if symmetric:
+        return _closest(query, index, by_rows + by_cols, 1, scaled), None
+    return _closest(query, index, by_rows, k, scaled), _closest(index, query, by_cols, 1, scaled)
+
+
+def _positions(part) -> np.ndarray:
+    return np.arange(part.start, part.stop) if isinstance(part, slice) else part
+
+
+def _strip_minima(m: np.ndarray, strip: int) -> np.ndarray:
+    """Each row's smallest value in every ``strip`` columns of ``m``: (strips, rows)."""
+    return np.minimum.reduceat(m, np.arange(0, m.shape[1], strip), axis=1).T
+
+
+def _kth_smallest(m: np.ndarray, k: int) -> np.ndarray:
+    """Each row's k-th smallest value (infinite when the tile has fewer than k columns)."""
+    if m.shape[1] < k:
+        return np.full(len(m), np.inf, m.dtype)
+    return np.partition(m, k - 1, axis=1)[:, k - 1]
+
+
+def _closest(query, index, found, k, scaled):
+    """The k nearest of each query row among its candidates ``found`` (a list of (rows,
+    candidates) arrays), measured exactly; ``(dist, idx)`` sorted by distance, ties to the lower
+    index."""
+    who, nbr = (np.concatenate(parts) for parts in zip(*found, strict=True)) if found else ([], [])
+    who, nbr = np.asarray(who, dtype=np.int64), np.asarray(nbr, dtype=np.int64)
+    d = exact_distances(query, index, who, nbr, scaled)
+    order = np.lexsort((nbr, d, who))
+    who, nbr, d = who[order], nbr[order], d[order]
+    rank = np.arange(len(who)) - np.searchsorted(who, who)
+    best = rank < k
     dist = np.empty((len(query), k))
     idx = np.empty((len(query), k), dtype=np.int64)
-
-    def one_batch(start: int) -> None:
-        rows = np.arange(start, min(start + batch, len(query)))
-        m = q_aug[rows] @ x_aug  # (1 - c)|x|^2 - 2 q.x; + (1 - c)|q|^2 is a lower bound of d^2
-        if exclude_self:
-            m[np.arange(len(rows)), rows] = np.inf
-        first = m.argmin(axis=1)[:, None] if k == 1 else np.argpartition(m, k - 1, axis=1)[:, :k]
-        first_d = exact_distances(query, index, np.repeat(rows, k), first.ravel(), scaled)
-        upper = (first_d.reshape(len(rows), k).max(axis=1) * scale) ** 2
-        limit = upper * (1 + 2 * c) - (1 - 2 * c) * q_norm[rows] + slack
-        band = m <= limit[:, None].astype(dtype)
-        band[np.arange(len(rows))[:, None], first] = True  # in the band by construction
-        cand_row, cand_col = np.divmod(np.flatnonzero(band), band.shape[1])
-        cand_d = exact_distances(query, index, rows[cand_row], cand_col, scaled)
-        order = np.lexsort((cand_col, cand_d, cand_row))
-        cand_row, cand_col, cand_d = cand_row[order], cand_col[order], cand_d[order]
-        rank = np.arange(len(cand_row)) - np.searchsorted(cand_row, cand_row)
-        best = rank < k
-        dist[rows[cand_row[best]], rank[best]] = cand_d[best]
-        idx[rows[cand_row[best]], rank[best]] = cand_col[best]
-
-    in_parallel(one_batch, range(0, len(query), batch))
+    dist[who[best], rank[best]] = d[best]
+    idx[who[best], rank[best]] = nbr[best]
     return dist, idx
 
 
@@ -176,8 +325,6 @@ def in_parallel(work, starts) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from threadpoolctl import threadpool_limits
-
-    from .threads import thread_budget
 
     starts = list(starts)
     workers = min(thread_budget(), len(starts))

@@ -8,7 +8,9 @@ by eight of them). A :class:`Pair` caches them, so a full-suite run does every q
   column weighted by 1/entropy, for the Identifiability Score) or ``"keys"`` (the mixed space of
   the key attributes alone, the attacker's view in Attribute Inference);
 * ``neighbours(query, index, k, space)``: ``query`` and ``index`` are ``"real"`` or ``"synthetic"``;
-  when they are the same frame, a row is never its own neighbour;
+  when they are the same frame, a row is never its own neighbour. The nearest neighbours
+  (k = 1) come from scans that serve two queries each: real -> synthetic and synthetic -> real
+  from the same products, and a frame's own rows from the pairs above the diagonal;
 * ``memo(key, compute)``: any other ingredient that several metrics or variants share (a
   classifier's AUC, the largest pair distance), computed once.
 """
@@ -21,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .encoding import MixedEncoder, column_entropy
-from .neighbours import farthest_distance, knn
+from .neighbours import farthest_distance, knn, nearest_both, nearest_other
 from .projection import FAMD
 from .schema import Schema
 from .validation import ValidationReport, validate
@@ -82,7 +84,13 @@ class Pair:
         cached = self._knn.get(key)
         if cached is None or cached[0].shape[1] < k:
             coords = dict(zip(SIDES, self.space(space), strict=True))
-            cached = knn(coords[query], coords[index], k=k, exclude_self=query == index)
+            reverse = (index, query, space)
+            if k == 1 and query == index:
+                cached = nearest_other(coords[query])
+            elif k == 1 and reverse not in self._knn:  # one scan serves both directions
+                cached, self._knn[reverse] = nearest_both(coords[query], coords[index])
+            else:
+                cached = knn(coords[query], coords[index], k=k, exclude_self=query == index)
             self._knn[key] = cached
         return cached[0][:, :k], cached[1][:, :k]
 

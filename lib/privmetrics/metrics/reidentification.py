@@ -514,12 +514,23 @@ ROD_SUPPORTS = "numerical attributes only (categorical ones are left out)"
 
 
 def _scaled(pair: Pair) -> tuple[np.ndarray, np.ndarray]:
-    return rod.numeric_arrays(pair.real, pair.synthetic, pair.schema, "minmax")
+    """The numerical attributes scaled by their real range (the risk-of-disclosure space)."""
+    return pair.memo(
+        "numeric minmax",
+        lambda: rod.numeric_arrays(pair.real, pair.synthetic, pair.schema, "minmax"),
+    )
 
 
-def _spacing(original: np.ndarray) -> float:
+def _nearest_other(pair: Pair) -> tuple[np.ndarray, np.ndarray]:
+    """(distance, position) of each real row's nearest other real row in that space, found once
+    for YPrivacy's spacing and VoronoiPrivacy's targets."""
+    o, _ = _scaled(pair)
+    return pair.memo("numeric nearest other", lambda: knn(o, o, k=1, exclude_self=True))
+
+
+def _spacing(pair: Pair) -> float:
     """The data's own length scale: the median distance from a real row to its nearest other."""
-    distance, _ = knn(original, original, k=1, exclude_self=True)
+    distance = _nearest_other(pair)[0][:, 0]
     return float(np.median(distance) or distance.mean() or 1e-12)
 
 
@@ -571,7 +582,7 @@ def y_privacy(pair: Pair, aggregate: str = "min") -> float:
     """
     o, d = _scaled(pair)
     y = rod.y_privacy(o, d, aggregate)
-    spacing = _spacing(o)
+    spacing = _spacing(pair)
     return spacing / (spacing + y)
 
 
@@ -598,6 +609,7 @@ def voronoi_privacy(pair: Pair, sample: int = 500) -> float:
     d_copy / max(d, d_copy) is 1 for the copy and falls as the release moves away.
     """
     o, d = _scaled(pair)
-    distance = rod.voronoi_privacy(o, d, sample=sample, seed=pair.seed)
-    copy = rod.voronoi_privacy(o, o, sample=sample, seed=pair.seed)
+    targets = rod.voronoi_targets(o, nearest=_nearest_other(pair)[1][:, 0])
+    distance = rod.voronoi_privacy(o, d, sample=sample, seed=pair.seed, targets=targets)
+    copy = rod.voronoi_privacy(o, o, sample=sample, seed=pair.seed, targets=targets)
     return copy / max(distance, copy) if distance > 0 else 1.0
