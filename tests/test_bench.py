@@ -51,3 +51,25 @@ def test_scale_run_measures_each_size_in_its_own_process_and_names_unmeasured_ta
     text = format_scale(metrics, peers)
     assert "growth exponent (final)" in text
     assert "target final at 100,000 rows <= 60 s: not measured" in text
+
+
+def test_the_million_row_line_says_its_scores_are_sampled_and_shows_their_error():
+    metrics = pd.DataFrame(
+        [
+            {"rows": 100_000, "final s": 40.0, "final MB": 900.0, "all s": 100.0, "all MB": 1e3},
+            {"rows": 1_000_000, "sampled s": 250.0, "sampled MB": 8000.0},
+        ]
+    )
+    error = {
+        "rows": 100_000, "targets": 20_000, "draws": 3,
+        "table": [{"metric": "Authenticity", "at_scale": "sampled", "exact": 0.031,
+                   "estimate (mean)": 0.032, "largest error": 0.0021}],
+    }  # fmt: skip
+    text = format_scale(metrics, pd.DataFrame(), error)
+    assert "1,000,000     250.0*    8000" in text and "* from sampled target rows" in text
+    assert "target final (sampled targets) at 1,000,000 rows <= 1800 s: 250.0 s, met" in text
+    assert "target final at 100,000 rows <= 60 s: 40.0 s, met" in text
+    assert "sampled against exact at 100,000 rows (20,000 targets per table, 3 draws" in text
+    assert "Authenticity     sampled    0.0310    0.0320         0.0021" in text
+    # the exponent is fitted to the exact sizes only: one point, no slope
+    assert "growth exponent (final): seconds ~ rows^nan" in text

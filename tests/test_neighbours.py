@@ -184,3 +184,54 @@ def test_equal_mismatch_counts_give_equal_distances(rng):
     dist, _ = knn(encoder.transform(query.astype(str)), encoder.transform(rows.astype(str)), k=300)
     assert len(set(dist[0].tolist())) == 1, sorted(set(dist[0].tolist()))
     np.testing.assert_allclose(dist[0], np.sqrt(3), rtol=1e-15)
+
+
+@pytest.mark.parametrize("dims", [3, 30])  # the KD-tree route and the tiled scan
+def test_one_scan_both_ways_and_within_a_table_match_the_reference(rng, dims):
+    """nearest_both / nearest_other give what separate exact searches give, with duplicates
+    across and within the tables and ties on a coarse grid; sizes span several tiles."""
+    from privmetrics.neighbours import TILE_COLS, nearest_both, nearest_other
+
+    # ties on a grid for the scan; continuous values for the tree, which breaks exact ties its own way
+    a = rng.integers(0, 3, (TILE_COLS + 700, dims)) * 0.5 if dims > 8 else rng.random((2748, dims))
+    b = (
+        rng.integers(0, 3, (TILE_COLS // 2 + 300, dims)) * 0.5
+        if dims > 8
+        else rng.random((1324, 3))
+    )
+    b[:50] = a[100:150]  # copies across the tables
+    a[7] = a[3]  # a duplicate within a
+    (d_ab, i_ab), (d_ba, i_ba) = nearest_both(a, b)
+    d_aa, i_aa = nearest_other(a)
+    for (d, i), (query, index, excl) in (
+        ((d_ab, i_ab), (a, b, False)),
+        ((d_ba, i_ba), (b, a, False)),
+        ((d_aa, i_aa), (a, a, True)),
+    ):
+        sample = np.arange(0, len(query), 37)  # the pure-Python reference is slow
+        ref_d, ref_i = _reference_knn(query[sample], index, 1)
+        if excl:  # the reference has no exclusion for a subset: drop self by hand
+            ref_d, ref_i = zip(*[_best_other(query, index, s) for s in sample], strict=True)
+            ref_d, ref_i = np.array(ref_d)[:, None], np.array(ref_i)[:, None]
+        np.testing.assert_array_equal(i[sample], ref_i)
+        np.testing.assert_allclose(d[sample], ref_d, rtol=1e-12, atol=0)
+    assert (d_ba[:50, 0] == 0).all() and d_aa[3, 0] == 0 and i_aa[3, 0] == 7 and i_aa[7, 0] == 3
+
+
+def _best_other(query, index, row):
+    import math
+
+    return min((math.dist(query[row], x), j) for j, x in enumerate(index) if j != row)
+
+
+@pytest.mark.parametrize("dims", [3, 30])
+def test_own_positions_keep_a_subset_of_rows_from_finding_themselves(rng, dims):
+    data = rng.integers(0, 4, (3000, dims)) * 0.5 if dims > 8 else rng.random((3000, dims))
+    data[11] = data[2900]
+    every = knn(data, data, k=2, exclude_self=True)
+    rows = rng.permutation(np.r_[11, 2900, rng.choice(np.arange(12, 2900), 500, replace=False)])
+    some = knn(data[rows], data, k=2, own=rows)
+    np.testing.assert_array_equal(some[1], every[1][rows])
+    np.testing.assert_array_equal(some[0], every[0][rows])
+    with pytest.raises(ValueError, match="one position in the index for every query row"):
+        knn(data[:5], data, own=np.array([0, 1, 2]))

@@ -7,6 +7,10 @@ comparable). Each measurement runs in its own process, so its peak resident memo
 
 * the paper's final seven metrics, then every registered measure, sharing one
   :class:`~privmetrics.pair.Pair` as a full run does;
+* at one million rows, the final seven from sampled target rows
+  (:mod:`privmetrics.sampled`: exact neighbours for 20,000 random rows of each table, the score
+  their average), and, to say what that costs in accuracy, the sampled estimates against the
+  exact scores on a 100,000-row pair (three draws of targets);
 * when the ``crosscheck`` extra is installed, three reference implementations on the same pair,
   beside ours in the same process: SDMetrics' CategoricalZeroCAP, SynthEval's NNAA and its
   median distance to the closest record. A peer that runs past ``timeout`` seconds is stopped and
@@ -43,8 +47,9 @@ PEERS = (
 TARGETS = {  # (what, rows): (seconds, MB or None)
     ("final", 100_000): (60, None),
     ("all", 100_000): (120, 8 * 1024),
-    ("final", MILLION): (30 * 60, None),
+    ("sampled", MILLION): (30 * 60, None),
 }
+ERROR_ROWS = 100_000  # where the sampled estimates are checked against the exact scores
 
 
 def _pair(rows: int, seed: int = 0):
@@ -56,18 +61,34 @@ def _pair(rows: int, seed: int = 0):
 
 
 def measure_metrics(rows: int, metrics: str) -> dict:
-    """Seconds and peak memory of ``metrics`` ("final" or "all") on one pair of ``rows`` rows."""
+    """Seconds and peak memory of ``metrics`` on one pair of ``rows`` rows: "final" or "all",
+    exact, or "sampled" (the final seven from sampled target rows, :mod:`privmetrics.sampled`)."""
     from .metrics import evaluate
     from .pair import Pair
+    from .sampled import estimate
 
     real, synthetic, schema = _pair(rows)
     start = time.perf_counter()
-    scores = evaluate(Pair(real, synthetic, schema), metrics=metrics)
+    if metrics == "sampled":
+        scores = estimate(real, synthetic, schema)
+    else:
+        scores = evaluate(Pair(real, synthetic, schema), metrics=metrics)
     return {
         "seconds": time.perf_counter() - start,
         "peak MB": peak_resident_mb(),
         "slowest": scores.sort_values("seconds").iloc[-1][["metric", "seconds"]].tolist(),
     }
+
+
+def measure_error(rows: int, what: str = "final") -> dict:
+    """The sampled estimates of the final seven against their exact scores on one pair of
+    ``rows`` rows (:func:`privmetrics.sampled.sampling_error`)."""
+    from .sampled import TARGETS as SAMPLE
+    from .sampled import sampling_error
+
+    real, synthetic, schema = _pair(rows)
+    table = sampling_error(real, synthetic, schema, metrics=what)
+    return {"targets": SAMPLE, "draws": 3, "table": table.to_dict("records")}
 
 
 def measure_peer(rows: int, label: str) -> dict:
@@ -115,9 +136,9 @@ def run_scale(
     metric_rows, peer_rows = [], []
     for rows in sizes:
         entry = {"rows": rows}
-        for what in ("final", "all"):
-            if what == "all" and rows >= MILLION:
-                continue  # the cubic matchings of the added measures: not at a million rows
+        # at a million rows: the final seven from sampled target rows (exact pairs: about an
+        # hour and tens of GB); the added measures' cubic matchings are not run at all
+        for what in ("sampled",) if rows >= MILLION else ("final", "all"):
             got = _in_child("metrics", rows, what, timeout)
             entry[f"{what} s"] = got.get("seconds", math.nan)
             entry[f"{what} MB"] = got.get("peak MB", math.nan)
@@ -150,7 +171,12 @@ def run_scale(
     return pd.DataFrame(metric_rows), pd.DataFrame(peer_rows)
 
 
-def format_scale(metrics: pd.DataFrame, peers: pd.DataFrame) -> str:
+def run_error(rows: int = ERROR_ROWS, timeout: float = 1800) -> dict:
+    """:func:`measure_error` in its own process."""
+    return _in_child("error", rows, "final", timeout)
+
+
+def format_scale(metrics: pd.DataFrame, peers: pd.DataFrame, error: dict | None = None) -> str:
     import pandas as pd
 
     lines = [
@@ -160,10 +186,17 @@ def format_scale(metrics: pd.DataFrame, peers: pd.DataFrame) -> str:
         f"{'rows':>9} {'final 7 s':>10} {'MB':>7} {'all s':>9} {'MB':>7}  slowest (all)",
     ]
     for row in metrics.to_dict("records"):
+        what = "final" if "final s" in row and math.isfinite(row["final s"]) else "sampled"
         lines.append(
-            f"{row['rows']:>9,} {row['final s']:>10.1f} {row['final MB']:>7.0f} "
+            f"{row['rows']:>9,} {row.get(f'{what} s', math.nan):>9.1f}"
+            f"{'*' if what == 'sampled' else ' '} {row.get(f'{what} MB', math.nan):>7.0f} "
             f"{row.get('all s', math.nan):>9.1f} {row.get('all MB', math.nan):>7.0f}  "
             f"{row.get('all slowest', '')}"
+        )
+    if "sampled s" in metrics:
+        lines.append(
+            "* from sampled target rows (privmetrics.sampled): exact neighbours for a random "
+            "sample of each table's rows, the score their average"
         )
     for what in ("final", "all"):
         lines.append(
@@ -178,10 +211,25 @@ def format_scale(metrics: pd.DataFrame, peers: pd.DataFrame) -> str:
         got, got_mb = float(part[f"{what} s"].iloc[0]), float(part[f"{what} MB"].iloc[0])
         ok = got <= seconds and (mb is None or got_mb <= mb)
         memory = f" and {mb / 1024:.0f} GB ({got_mb / 1024:.1f} GB)" if mb else ""
+        how = "final (sampled targets)" if what == "sampled" else what
         lines.append(
-            f"target {what} at {rows:,} rows <= {seconds} s{memory}: {got:.1f} s, "
+            f"target {how} at {rows:,} rows <= {seconds} s{memory}: {got:.1f} s, "
             f"{'met' if ok else 'NOT met'}"
         )
+    if error and "table" in error:
+        lines += [
+            "",
+            f"sampled against exact at {error['rows']:,} rows ({error['targets']:,} targets per "
+            f"table, {error['draws']} draws of them):",
+            f"{'metric':<16} {'at scale':<8} {'exact':>8} {'estimate':>9} {'largest error':>14}",
+        ]
+        for row in error["table"]:
+            lines.append(
+                f"{row['metric']:<16} {row['at_scale']:<8} {row['exact']:>8.4f} "
+                f"{row['estimate (mean)']:>9.4f} {row['largest error']:>14.4f}"
+            )
+    elif error:
+        lines.append(f"sampled against exact: stopped after {error.get('timed out', 0):.0f} s")
     if len(peers):
         lines += ["", f"{'rows':>9} {'ours s':>8} {'peer s':>9}  comparison"]
         for row in peers.to_dict("records"):
@@ -195,7 +243,10 @@ def format_scale(metrics: pd.DataFrame, peers: pd.DataFrame) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options, shared by ``privmetrics bench-scale`` and this module's ``main``."""
     parser.add_argument(
-        "--million", action="store_true", help="also one million rows (final seven)"
+        "--million",
+        action="store_true",
+        help="also one million rows (final seven from sampled target rows, with their error "
+        "against exact at 100,000 rows)",
     )
     parser.add_argument("--no-peers", action="store_true", help="skip SDMetrics / SynthEval")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per measurement")
@@ -207,7 +258,10 @@ def run(args: argparse.Namespace) -> int:
     sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
     sizes = (*sizes, MILLION) if args.million else sizes
     metrics, peers = run_scale(sizes, peers=not args.no_peers, timeout=args.timeout)
-    print(format_scale(metrics, peers))
+    error = None
+    if args.million:
+        error = {"rows": ERROR_ROWS, **run_error(ERROR_ROWS, args.timeout)}
+    print(format_scale(metrics, peers, error))
     return 0
 
 
@@ -220,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child:
         kind, rows, what = args.child
-        result = (measure_metrics if kind == "metrics" else measure_peer)(int(rows), what)
+        measure = {"metrics": measure_metrics, "error": measure_error, "peer": measure_peer}[kind]
+        result = measure(int(rows), what)
         print(json.dumps(result))
         return 0
     return run(args)

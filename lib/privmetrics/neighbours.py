@@ -6,19 +6,24 @@ returned neighbours are the true k nearest, ties going to the lower index. Two r
 
 * low-dimensional spaces (at most ``TREE_MAX_DIMS`` columns, e.g. the 2-D FAMD projection): a
   scikit-learn KD-tree, which computes distances from the differences;
-* wider spaces (the one-hot mixed space has ~100 columns): brute force in batches, with a
-  *proven* candidate band. One matrix product gives, for every (query, index) pair,
-  ``m = (1 - c)|x|^2 - 2 q.x``; with ``c`` a bound on the relative rounding error of that product
-  and of the coordinates' own rounding (``4 (p + 4)`` units of rounding, p the dimension),
-  ``m + (1 - c)|q|^2`` is a *lower bound* of the true squared distance. The k smallest ``m`` give
-  k rows whose exact distances bound the k-th neighbour's distance from above; every row whose
-  lower bound is below that is a candidate, and the candidates' exact distances decide. No true
-  neighbour can fall outside the band, however many rows sit within rounding of each other
-  (25,000 copies of one row included). Because the band is proven for any precision, the
-  product runs in float32 (twice as fast as float64) whenever the values' spread allows
-  (at most ``2**40`` after centring); the band then holds about three candidates per row on
-  Texas. Batches run on as many threads as BLAS may use. An earlier float32 preselection with a
-  fixed margin of 6 candidates missed the copy when more than 7 rows fell within rounding of it.
+* wider spaces (the one-hot mixed space has ~100 columns): every pair, from matrix products
+  in tiles, with a *proven* candidate band. One product gives, for every (query, index) pair,
+  ``L = (1 - c)(|q|^2 + |x|^2) - 2 q.x``; with ``c`` a bound on the relative rounding error of
+  that product and of the coordinates' own rounding (``4 (p + 4)`` units of rounding, p the
+  dimension, twice the first-order bound), ``L`` is a *lower bound* of the true squared distance
+  and ``L + 2c(|q|^2 + |x|^2)`` an upper one. A first pass keeps each tile's smallest ``L`` per
+  row (per strip of 256 index rows); the smallest upper bound then caps each row's k-th
+  neighbour, and only the strips whose smallest ``L`` is within that cap are read again: every
+  entry within it is a candidate, and the candidates' exact distances decide. No true neighbour
+  can fall outside the band, however many rows sit within rounding of each other (25,000 copies
+  of one row included). Because the band is proven for any precision, the products run in
+  float32 (twice as fast as float64) whenever the values' spread allows (at most ``2**40``
+  after centring); a row then has about four candidates on Texas. The same products serve both
+  directions between two tables (:func:`nearest_both`) and, within one table, each pair once
+  (:func:`nearest_other`). Blocks run on as many threads as BLAS may use. An earlier float32
+  preselection with a fixed margin of 6 candidates missed the copy when more than 7 rows fell
+  within rounding of it; an earlier batch of 335 rows against all 100,000 index rows wrote its
+  product to memory and read it back several times, slower than tiles read while in cache.
 
 Scale: coordinates are centred and multiplied by a power of two (exact): to bring the largest
 near 1 for float32, or, in float64, below ``2**480`` so that no square overflows. The exact
@@ -44,26 +49,42 @@ SAFE_MAGNITUDE = 2.0**480  # squares and their sums stay far from float64 overfl
 FLOAT32_MAGNITUDE = 2.0**40  # spread up to which the candidate search runs in float32
 
 
-def knn(query: np.ndarray, index: np.ndarray, k: int = 1, exclude_self: bool = False):
+def knn(
+    query: np.ndarray,
+    index: np.ndarray,
+    k: int = 1,
+    exclude_self: bool = False,
+    own: np.ndarray | None = None,
+):
     """Distances and indices of the ``k`` nearest rows of ``index`` for every row of ``query``.
 
     ``exclude_self`` is for ``query is index``: row i never counts as its own neighbour (an exact
-    duplicate at another position still does, at distance 0). Returns two arrays of shape
-    (len(query), k), sorted by distance, ties by index.
+    duplicate at another position still does, at distance 0). ``own`` is for a query made of
+    some of the index's rows: ``own[i]``, the position of query row i in the index, never counts
+    as its neighbour. Returns two arrays of shape (len(query), k), sorted by distance, ties by
+    index.
     """
-    query, index = _checked(query, index, k, exclude_self)
+    if exclude_self:
+        if len(query) != len(index):
+            raise ValueError("exclude_self needs the query and the index to be the same rows")
+        own = np.arange(len(query))
+    query, index = _checked(query, index, k, own is not None)
+    if own is not None:
+        own = np.asarray(own, dtype=np.int64)
+        if own.shape != (len(query),) or (
+            len(own) and not 0 <= own.min() <= own.max() < len(index)
+        ):
+            raise ValueError("own must give one position in the index for every query row")
     if _tree_route(query, index):
-        dist, idx = _tree_knn(query, index, k, exclude_self)
+        dist, idx = _tree_knn(query, index, k, own)
     else:
-        (dist, idx), _ = _scan(query, index, k, exclude_self=exclude_self)
+        (dist, idx), _ = _scan(query, index, k, own=own)
     order = np.lexsort((idx, dist), axis=1)
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
 
 
 def _checked(query, index, k, exclude_self):
     """Both tables as contiguous float64, after checking that the request makes sense."""
-    if exclude_self and len(query) != len(index):
-        raise ValueError("exclude_self needs the query and the index to be the same rows")
     available = len(index) - (1 if exclude_self else 0)
     if not 1 <= k <= available:
         raise ValueError(f"k={k} neighbours requested but the index has {available} candidate rows")
@@ -88,8 +109,8 @@ def _magnitude(a: np.ndarray) -> float:
     return float(np.abs(a).max()) if a.size else 0.0
 
 
-def _tree_knn(query, index, k, exclude_self):
-    n = min(k + 1 if exclude_self else k, len(index))
+def _tree_knn(query, index, k, own):
+    n = min(k + 1 if own is not None else k, len(index))
     tree = KDTree(index)
     dist, idx = np.empty((len(query), n)), np.empty((len(query), n), dtype=np.intp)
     step = max(1, -(-len(query) // thread_budget()))
@@ -99,10 +120,10 @@ def _tree_knn(query, index, k, exclude_self):
         dist[rows], idx[rows] = tree.query(query[rows], k=n)
 
     in_parallel(part, range(0, len(query), step))
-    if not exclude_self:
+    if own is None:
         return dist, idx
     # drop each row's own position; rows whose self fell outside (duplicates) drop the last column
-    is_self = idx == np.arange(len(query))[:, None]
+    is_self = idx == own[:, None]
     drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), n - 1)
     keep = np.ones_like(idx, dtype=bool)
     keep[np.arange(len(idx)), drop] = False
@@ -158,7 +179,7 @@ def nearest_other(a: np.ndarray):
     return _scan(a, a, 1, symmetric=True)[0]
 
 
-def _scan(query, index, k, exclude_self=False, both=False, symmetric=False):
+def _scan(query, index, k, own=None, both=False, symmetric=False):
     """Exact k nearest ``index`` rows of every ``query`` row, from tiled matrix products.
 
     For every pair, one product gives ``L = (1 - c) N - 2 q.x`` with ``N = |q|^2 + |x|^2``: with
@@ -197,16 +218,20 @@ def _scan(query, index, k, exclude_self=False, both=False, symmetric=False):
     # a row's minima are kept per strip of a tile, so that phase 2 reads back a strip, not a tile
     strip = STRIP if len(q) * len(x) / STRIP * 4 <= MINIMA_BYTES else width
     strips = np.arange(0, len(x), strip)
-    masked = symmetric or exclude_self
 
     def products(rows, cols) -> np.ndarray:
         """L for query rows ``rows`` and index rows ``cols`` (slices or sorted positions); a row's
         own pair (and, symmetric, every pair below the diagonal) set to infinity."""
         m = q_aug[rows] @ (x_aug[:, cols] if isinstance(cols, slice) else x_rows[cols].T)
-        if masked:
+        if symmetric:
             i, j = _positions(rows)[:, None], _positions(cols)[None, :]
             if i[0, 0] <= j[0, -1] and j[0, 0] <= i[-1, 0]:
-                m[(j <= i) if symmetric else (j == i)] = np.inf
+                m[j <= i] = np.inf
+        elif own is not None:
+            mine, j = own[rows], _positions(cols)
+            at = np.minimum(np.searchsorted(j, mine), len(j) - 1)
+            inside = np.flatnonzero(j[at] == mine)
+            m[inside, at[inside]] = np.inf
         return m
 
     def span(starts, position: int, size: int, total: int) -> slice:

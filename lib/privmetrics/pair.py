@@ -87,16 +87,27 @@ class Pair:
         key = (query, index, space)
         cached = self._knn.get(key)
         if cached is None or cached[0].shape[1] < k:
-            coords = dict(zip(SIDES, self.space(space), strict=True))
-            reverse = (index, query, space)
-            if k == 1 and query == index:
-                cached = nearest_other(coords[query])
-            elif k == 1 and space in TWO_WAY_SPACES and reverse not in self._knn:
-                cached, self._knn[reverse] = nearest_both(coords[query], coords[index])
-            else:
-                cached = knn(coords[query], coords[index], k=k, exclude_self=query == index)
-            self._knn[key] = cached
+            cached = self._knn[key] = self._search(query, index, k, space)
         return cached[0][:, :k], cached[1][:, :k]
+
+    def _search(self, query: str, index: str, k: int, space: str):
+        coords = dict(zip(SIDES, self.space(space), strict=True))
+        reverse = (index, query, space)
+        if k == 1 and query == index:
+            return nearest_other(coords[query])
+        if k == 1 and space in TWO_WAY_SPACES and reverse not in self._knn:
+            found, self._knn[reverse] = nearest_both(coords[query], coords[index])
+            return found
+        return knn(coords[query], coords[index], k=k, exclude_self=query == index)
+
+    # --- which rows a score averages over -----------------------------------------------------
+    sampled = False  # True for a SampledPair (privmetrics.sampled): scores from target rows
+
+    def target_rows(self, side: str):
+        """Positions of the ``side`` rows that a score averages over: every row here; a random
+        sample of them in :class:`~privmetrics.sampled.SampledPair`, where the neighbour queries
+        also answer for those rows only (against every row of the other table)."""
+        return slice(None)
 
     def nearest_distance(self, query: str, index: str, space: str = "mixed") -> np.ndarray:
         """Distance from every ``query`` row to its nearest ``index`` row (one value per row)."""

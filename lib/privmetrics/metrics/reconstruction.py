@@ -161,6 +161,7 @@ def categorical_zero_cap(pair: Pair, n_bins: int = 10) -> float:
     source="SDMetrics [24]",
     paper_seconds=TIMES["CGeneralizedCAP"],
     final=True,
+    at_scale="sampled",
     params={"n_bins": 10, "batch": 512},
 )
 def categorical_generalized_cap(pair: Pair, n_bins: int | None = 10, batch: int = 512) -> float:
@@ -181,6 +182,8 @@ def categorical_generalized_cap(pair: Pair, n_bins: int | None = 10, batch: int 
     a sparse one, whose cost is the number of matching pairs.
     """
     key_r, key_s, sec_r, sec_s = _key_and_secret_codes(pair, n_bins)
+    targets = pair.target_rows("real")  # every real row, or a sample of them at scale
+    key_r, sec_r = key_r[targets], sec_r[targets]
     uniq, inverse = np.unique(key_s, axis=0, return_inverse=True)
     inverse = inverse.ravel()
     n_secrets = int(max(sec_r.max(), sec_s.max())) + 1

@@ -58,6 +58,10 @@ class MetricSpec:
     final: bool = False  # in the paper's final selection (Table 12)
     params: dict = field(default_factory=dict)  # default parameters
     min_rows: int = 1  # rows each table needs (2 for a nearest *other* row, 3 for three folds)
+    # at scale (privmetrics.sampled): "sampled" = an average or median over rows, each measured
+    # against the whole other table, so target rows estimate it; "full" = every row, linear cost;
+    # "" = exact pairs only
+    at_scale: str = ""
     base: str | None = None  # a variant: the registered metric it re-parameterises
     note: str = ""  # a variant: whose definition it is and why it differs
 
@@ -90,6 +94,11 @@ class MetricSpec:
         for role in ("key", "sensitive"):
             if role in self.needs and not getattr(pair.schema, role):
                 raise InvalidInputError(f"{self.name} needs {role} attributes; the schema has none")
+        if pair.sampled and not self.at_scale:
+            raise InvalidInputError(
+                f"{self.name} cannot be estimated from sampled target rows; measure it on every "
+                "row (privmetrics.sampled lists the metrics that can)"
+            )
         fewest = min(len(pair.real), len(pair.synthetic))
         if fewest < self.min_rows:
             raise InvalidInputError(

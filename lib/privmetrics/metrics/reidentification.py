@@ -75,6 +75,7 @@ def _frequencies(pair: Pair, n_bins: int):
     source="synthcity [9] (Alaa et al. 2022)",
     paper_seconds={"texas": 1055, "medonc": 0.66},
     final=True,
+    at_scale="sampled",
     min_rows=2,  # a nearest other real row
 )
 def authenticity(pair: Pair) -> float:
@@ -184,6 +185,7 @@ def distant_values_probability(pair: Pair, threshold: float = 0.8, normalise=Tru
     source="synthcity [9]",
     paper_seconds={"texas": 4.33, "medonc": 0.66},
     final=True,
+    at_scale="full",
     params={"folds": 3, "scale": "rescaled", "max_iter": 25},
     min_rows=3,
 )
@@ -438,6 +440,7 @@ def nearest_synthetic_neighbour_distance(pair: Pair, normalise="nn") -> float:
     source="Guillaudeux et al. (2023) [26]",
     paper_seconds={"texas": 2.06, "medonc": 1.96},
     final=True,
+    at_scale="sampled",
     params={"direction": "real_to_synthetic", "log_base": 10},
     min_rows=2,  # the FAMD projection of a single real row is a point: every distance 0
 )
@@ -472,6 +475,7 @@ def dcr(pair: Pair, direction: str = "real_to_synthetic", log_base: float = 10) 
     source="SynthEval, Lautrup et al. (2024) [12]",
     paper_seconds={"texas": 211, "medonc": 12.77},
     final=True,
+    at_scale="sampled",
     params={"exclude_identical": False, "variant": "comparison"},
     min_rows=2,  # a nearest other real row
 )

@@ -52,6 +52,7 @@ def nnaa(pair: Pair) -> float:
     source="Lautrup et al. (2024) [12]",
     paper_seconds={"texas": 16.59, "medonc": 26.91},
     final=True,
+    at_scale="sampled",
     params={"threshold": 0.5, "attack": "distance"},
 )
 def membership_inference(pair: Pair, threshold: float = 0.5, attack: str = "distance") -> float:
@@ -135,6 +136,7 @@ def hidden_rate(pair: Pair) -> float:
     source="SynthEval, Lautrup et al. (2024) [12]",
     paper_seconds={"texas": 149, "medonc": 15.39},
     final=True,
+    at_scale="sampled",
     params={"fraction": 1 / 30},
 )
 def hitting_rate(pair: Pair, fraction: float = 1 / 30) -> float:
@@ -165,10 +167,11 @@ def hitting_rate(pair: Pair, fraction: float = 1 / 30) -> float:
         if categorical
         else np.zeros(len(both))
     )
-    real_group, synth_group = group[: len(pair.real)], group[len(pair.real) :]
+    targets = pair.target_rows("real")  # every real row, or a sample of them at scale
+    real_group, synth_group = group[: len(pair.real)][targets], group[len(pair.real) :]
     if not tolerant:
         return float(np.isin(real_group, synth_group).mean())
-    real_num = pair.real[tolerant].to_numpy(float) / scale
+    real_num = pair.real[tolerant].to_numpy(float)[targets] / scale
     synth_num = pair.synthetic[tolerant].to_numpy(float) / scale
     gap = 2 + max(np.ptp(real_num, axis=0).max(), np.abs(synth_num).max() + np.abs(real_num).max())
     tree = KDTree(np.column_stack([synth_group * gap, synth_num]), metric="chebyshev")
