@@ -92,6 +92,7 @@ def test_installed_entry_point_exits_non_zero_on_bad_input(files):
         ),
         ("bad schema", ["--schema", "SCHEMA"], "cannot read the schema"),
         ("text in numbers", [], "numerical in the schema but holds non-numbers"),
+        ("none", ["--targets", "0"], "targets must be"),
     ],
 )
 def test_cli_bad_input_exits_2_with_a_clear_message(files, capsys, change, args, message):
@@ -224,3 +225,23 @@ def test_reading_bands():
         "very high risk",
         "very high risk",
     ]
+
+
+def test_sampled_targets_covering_every_row_give_the_full_audit(files, capsys):
+    """--targets: the same table when the targets are every row; a metric that is not an
+    average over rows is not run and says why; the report names the sample."""
+    path, real, synthetic = files
+    full = audit(real, synthetic, sensitive=["diagnosis"], random_runs=2)
+    sampled = audit(real, synthetic, sensitive=["diagnosis"], random_runs=2, targets=1000)
+    pd.testing.assert_frame_equal(full, sampled)
+    some = audit(
+        real, synthetic, sensitive=["diagnosis"], metrics=["NNAA", "MDCR"], targets=50, report=True
+    )
+    nnaa, mdcr = some.table.iloc[0], some.table.iloc[1]
+    assert np.isnan(nnaa.score) and "not an average over rows" in nnaa.reading
+    assert np.isfinite(mdcr.score) and np.isfinite(mdcr.Random) and np.isfinite(mdcr.Real)
+    assert "scores from 50 random target rows of each table" in some.remarks
+    assert (
+        run_cli(path / "real.csv", path / "synth.csv", "--targets", "60", "--metrics", "DCR") == 0
+    )
+    assert "DCR" in capsys.readouterr().out

@@ -69,7 +69,8 @@ def test_the_million_row_line_says_its_scores_are_sampled_and_shows_their_error(
     assert "1,000,000     250.0*    8000" in text and "* from sampled target rows" in text
     assert "target final (sampled targets) at 1,000,000 rows <= 1800 s: 250.0 s, met" in text
     assert "target final at 100,000 rows <= 60 s: 40.0 s, met" in text
-    assert "sampled against exact at 100,000 rows (20,000 targets per table, 3 draws" in text
+    assert "sampled against exact at 100,000 rows, on a release that copies half" in text
+    assert "(20,000 targets per table, 3 draws)" in text
     assert "Authenticity     sampled    0.0310    0.0320         0.0021" in text
     # the exponent is fitted to the exact sizes only: one point, no slope
     assert "growth exponent (final): seconds ~ rows^nan" in text

@@ -172,6 +172,12 @@ def main(argv: list[str] | None = None) -> int:
         help="Random draws whose spread gives each position its interval (default 3)",
     )
     audit.add_argument(
+        "--targets",
+        type=int,
+        help="for tables too large for every pair: score from this many random rows of each "
+        "table, each against all rows of the other (the final seven; others are not run)",
+    )
+    audit.add_argument(
         "--na-values",
         type=comma_list,
         help='comma-separated CSV cells to read as missing (default: only empty cells; "NA" is a value)',

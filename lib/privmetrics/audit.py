@@ -231,6 +231,7 @@ def audit(
     report: bool = False,
     baselines: bool = True,
     random_runs: int = RANDOM_RUNS,
+    targets: int | None = None,
 ) -> pd.DataFrame | AuditReport:
     """Score ``synthetic`` against ``real`` with the chosen metrics.
 
@@ -242,6 +243,9 @@ def audit(
     :func:`relative_reading`): a score means little until it is set against what the data allows;
     without them it falls back to fixed bands of the raw score. ``metrics``: ``"selected"`` (the paper's final seven, Table 12), ``"all"``,
     or names. Bad input raises :class:`~privmetrics.validation.InvalidInputError` naming the problem.
+    ``targets``: for tables too large for every pair, score from that many random target rows
+    of each table (:mod:`privmetrics.sampled`; the baselines too); a metric that is not an
+    average over rows is then not run, and says so.
     """
     start = time.perf_counter()
     for name, frame in (("real data", real), ("synthetic data", synthetic)):
@@ -262,9 +266,11 @@ def audit(
         conform(synthetic, schema, "synthetic data"),
     )
     checks = validate(real, synthetic[real.columns], schema)
-    pair = Pair(real, synthetic[real.columns], schema, seed=seed)
+    if targets is not None:
+        check_count("targets", targets)
+    pair = pair_of(real, synthetic[real.columns], schema, seed, targets)
     check_count("random_runs", random_runs)
-    ends = baseline_pairs(real, schema, seed, random_runs) if baselines else {}
+    ends = baseline_pairs(real, schema, seed, random_runs, targets) if baselines else {}
     rows = []
     for spec in tqdm(specs, desc="metrics", disable=not progress):
         missing = [
@@ -272,10 +278,13 @@ def audit(
             for role in ("key", "sensitive")
             if role in spec.needs and not getattr(schema, role)
         ]
-        if missing:
+        why = f"needs {' and '.join(missing)} attributes (--sensitive)" if missing else ""
+        if targets and not spec.at_scale:
+            why = "not an average over rows, it needs every pair (leave out --targets)"
+        if why:
             rows.append(
                 {"metric": spec.name, "category": str(spec.category), "score": np.nan,
-                 "reading": f"not run: needs {' and '.join(missing)} attributes (--sensitive)"}
+                 "reading": f"not run: {why}"}
             )  # fmt: skip
             continue
         with limited(available_cores()):  # the cores this process may use, not the machine's
@@ -303,13 +312,26 @@ def audit(
         schema_inferred=inferred,
         seconds=time.perf_counter() - start,
         shapes={"real": real.shape, "synthetic": synthetic.shape},
-        remarks=[] if checks.ok else [str(checks)],
+        remarks=([] if checks.ok else [str(checks)])
+        + ([f"scores from {targets:,} random target rows of each table"] if targets else []),
     )
 
 
-def baseline_pairs(real: pd.DataFrame, schema: Schema, seed: int, random_runs: int = 1) -> dict:
+def pair_of(real, synthetic, schema, seed: int, targets: int | None) -> Pair:
+    """A :class:`Pair`, or a :class:`~privmetrics.sampled.SampledPair` when ``targets`` is given."""
+    if targets:
+        from .sampled import SampledPair
+
+        return SampledPair(real, synthetic, schema, seed=seed, targets=targets)
+    return Pair(real, synthetic, schema, seed=seed)
+
+
+def baseline_pairs(
+    real: pd.DataFrame, schema: Schema, seed: int, random_runs: int = 1, targets: int | None = None
+) -> dict:
     """The two baselines on the user's own real table: ``"Random"``, a list of ``random_runs``
-    pairs with seeds ``seed``, ``seed + 1``, ...; ``"Real"``, one pair with a copy."""
+    pairs with seeds ``seed``, ``seed + 1``, ...; ``"Real"``, one pair with a copy (pairs of
+    ``targets`` sampled rows when given)."""
     from .synthesisers import make_synthesiser
     from .validation import OutlierWarning, UnseenCategoryWarning
 
@@ -321,8 +343,8 @@ def baseline_pairs(real: pd.DataFrame, schema: Schema, seed: int, random_runs: i
         warnings.simplefilter("ignore", UnseenCategoryWarning)
         warnings.simplefilter("ignore", OutlierWarning)
         return {
-            "Random": [Pair(real, r[real.columns], schema, seed=seed) for r in randoms],
-            "Real": Pair(real, real.copy(), schema, seed=seed),
+            "Random": [pair_of(real, r[real.columns], schema, seed, targets) for r in randoms],
+            "Real": pair_of(real, real.copy(), schema, seed, targets),
         }
 
 
@@ -415,6 +437,7 @@ def main(args) -> int:
                 real, synthetic, schema=schema, key=args.key, sensitive=args.sensitive,
                 metrics=args.metrics, seed=args.seed, progress=True, report=True,
                 baselines=not args.no_baselines, random_runs=args.random_runs,
+                targets=args.targets,
             )  # fmt: skip
     except InvalidInputError as exc:
         print(f"privmetrics audit: error: {exc}", file=sys.stderr)

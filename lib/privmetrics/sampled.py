@@ -11,7 +11,11 @@ metric) and averaging over the sample estimates the score at a cost of targets x
 
 * shares and means: the sample mean is unbiased, with a standard error of sd / sqrt(targets)
   (a share p: at most 0.5 / sqrt(targets), 0.0035 at 20,000), whatever the number of rows;
-* medians (MDCR) and DCR's sigmoid of a mean: consistent, with errors of the same order.
+* DCR's sigmoid of a mean: consistent, with errors of the same order;
+* medians (MDCR): consistent, but not smooth where the distances have a jump at the median: when
+  about half the synthetic rows copy real ones, half the distances are 0 and a sample's median
+  falls on either side, so MDCR can move between the copy's sigmoid(3) and the exact score (the
+  case ``make bench-scale MILLION=1`` measures shows it).
 
 The neighbours stay exact (:func:`~privmetrics.neighbours.knn` with ``own``: a target row is
 never its own neighbour); only the average is a sample. DetectionMLP, a classifier over all rows
