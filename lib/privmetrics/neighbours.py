@@ -69,25 +69,24 @@ def knn(
             raise ValueError("exclude_self needs the query and the index to be the same rows")
         own = np.arange(len(query))
     query, index = _checked(query, index, k, own is not None)
+    large = _large(query, index)
     if own is not None:
         own = np.asarray(own, dtype=np.int64)
         if own.shape != (len(query),) or (
             len(own) and not 0 <= own.min() <= own.max() < len(index)
         ):
             raise ValueError("own must give one position in the index for every query row")
-    if _tree_route(query, index):
+    if _tree_route(index, large):
         dist, idx = _tree_knn(query, index, k, own)
     else:
-        (dist, idx), _ = _scan(query, index, k, own=own)
+        (dist, idx), _ = _scan(query, index, k, large, own=own)
     order = np.lexsort((idx, dist), axis=1)
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
 
 
 def _checked(query, index, k, exclude_self):
     """Both tables as contiguous float64, after checking that the request makes sense."""
-    available = len(index) - (1 if exclude_self else 0)
-    if not 1 <= k <= available:
-        raise ValueError(f"k={k} neighbours requested but the index has {available} candidate rows")
+    _check_k(k, len(index) - (1 if exclude_self else 0))
     query = np.ascontiguousarray(query, dtype=np.float64)
     index = np.ascontiguousarray(index, dtype=np.float64)
     if query.ndim != 2 or index.ndim != 2 or query.shape[1] != index.shape[1]:
@@ -99,10 +98,20 @@ def _checked(query, index, k, exclude_self):
     return query, index
 
 
-def _tree_route(query, index) -> bool:
+def _check_k(k: int, available: int) -> None:
+    if not 1 <= k <= available:
+        raise ValueError(f"k={k} neighbours requested but the index has {available} candidate rows")
+
+
+def _large(query, index) -> bool:
+    """Whether a value is large enough for a square to overflow: the KD-tree is then avoided and
+    exact distances are scaled per pair."""
+    return max(_magnitude(query), _magnitude(index)) >= SAFE_MAGNITUDE
+
+
+def _tree_route(index, large: bool) -> bool:
     """Low-dimensional tables whose squares cannot overflow go to the KD-tree."""
-    safe = max(_magnitude(query), _magnitude(index)) < SAFE_MAGNITUDE
-    return index.shape[1] <= TREE_MAX_DIMS and safe
+    return index.shape[1] <= TREE_MAX_DIMS and not large
 
 
 def _magnitude(a: np.ndarray) -> float:
@@ -146,7 +155,7 @@ def exact_distances(
     rows, cols = np.asarray(rows), np.asarray(cols)
     out = np.empty(len(rows))
     if scaled is None:
-        scaled = max(_magnitude(query), _magnitude(index)) >= SAFE_MAGNITUDE
+        scaled = _large(query, index)
     step = max(1, PAIR_CHUNK // max(1, query.shape[1]))
     for start in range(0, len(rows), step):
         part = slice(start, start + step)
@@ -163,23 +172,25 @@ def nearest_both(a: np.ndarray, b: np.ndarray):
     """The nearest row of ``b`` for every row of ``a`` and the nearest row of ``a`` for every row
     of ``b``, from one scan of the pairs: ``((dist, idx), (dist, idx))``, each as
     ``knn(a, b)`` and ``knn(b, a)`` return them (one column, exact, ties to the lower index)."""
-    _checked(b, a, 1, False)  # b's rows need a neighbour in a as well
+    _check_k(1, len(a))  # b's rows need a neighbour in a as well
     a, b = _checked(a, b, 1, False)
-    if _tree_route(a, b):
+    large = _large(a, b)
+    if _tree_route(b, large):
         return knn(a, b), knn(b, a)
-    return _scan(a, b, 1, both=True)
+    return _scan(a, b, 1, large, both=True)
 
 
 def nearest_other(a: np.ndarray):
     """``knn(a, a, k=1, exclude_self=True)`` from one scan of the pairs above the diagonal: the
     distance from i to j is the distance from j to i, so each pair is measured once for both."""
     a = _checked(a, a, 1, True)[0]
-    if _tree_route(a, a):
+    large = _large(a, a)
+    if _tree_route(a, large):
         return knn(a, a, k=1, exclude_self=True)
-    return _scan(a, a, 1, symmetric=True)[0]
+    return _scan(a, a, 1, large, symmetric=True)[0]
 
 
-def _scan(query, index, k, own=None, both=False, symmetric=False):
+def _scan(query, index, k, large, own=None, both=False, symmetric=False):
     """Exact k nearest ``index`` rows of every ``query`` row, from tiled matrix products.
 
     For every pair, one product gives ``L = (1 - c) N - 2 q.x`` with ``N = |q|^2 + |x|^2``: with
@@ -189,20 +200,22 @@ def _scan(query, index, k, own=None, both=False, symmetric=False):
 
     1. A block of ``TILE_ROWS`` query rows meets the index ``TILE_COLS`` rows at a time, so that
        each product stays in cache while it is read; of each tile only the smallest ``L`` per
-       row (and the k-th) is kept. A row's bound is then the smallest over the tiles of its k-th
-       ``L`` plus the margin: an upper bound of its k-th neighbour's squared distance.
-    2. Only the tiles whose smallest ``L`` is within a row's bound can hold one of its k nearest
+       row in each strip of ``STRIP`` index rows is kept (and, for k > 1, the tile's k-th). A
+       row's bound is then the smallest over the strips (tiles) of that ``L`` plus the margin:
+       an upper bound of its k-th neighbour's squared distance.
+    2. Only the strips whose smallest ``L`` is within a row's bound can hold one of its k nearest
        (their ``L`` is a lower bound); those products are computed again for those rows, every
        entry within the bound is a candidate, and the candidates are measured exactly and ranked.
-       Usually one tile in fifty is read again.
+       A few percent of the pairs are computed again.
+
+    ``large``: whether values are large enough to need per-pair scaling (:func:`_large`).
 
     ``both``: the same products serve the index rows' nearest query row (each tile's column
     minima, kept per block): returns ``(query result, index result)``. ``symmetric`` (``query is
     index``, k = 1, a row not its own neighbour): only the tiles on and above the diagonal are
     computed, each pair (i < j) once, for i's row and for j's column.
     """
-    q, x, _, dtype = _approximate_coordinates(query, index)
-    scaled = max(_magnitude(query), _magnitude(index)) >= SAFE_MAGNITUDE
+    q, x, dtype = _approximate_coordinates(query, index)
     dims = q.shape[1]
     c = 4 * (dims + 4) * np.finfo(dtype).eps / 2  # relative bound: product, rounding, centring
     slack = 8 * (dims + 4) * float(np.finfo(dtype).smallest_subnormal)  # below the normal range
@@ -285,11 +298,11 @@ def _scan(query, index, k, own=None, both=False, symmetric=False):
 
     by_rows = reread(row_low, row_bound, strips, strip, len(x), columns=False)
     if col_low is None:
-        return _closest(query, index, by_rows, k, scaled), None
+        return _closest(query, index, by_rows, k, large), None
     by_cols = reread(col_low, col_bound, blocks, TILE_ROWS, len(q), columns=True)
     if symmetric:
-        return _closest(query, index, by_rows + by_cols, 1, scaled), None
-    return _closest(query, index, by_rows, k, scaled), _closest(index, query, by_cols, 1, scaled)
+        return _closest(query, index, by_rows + by_cols, 1, large), None
+    return _closest(query, index, by_rows, k, large), _closest(index, query, by_cols, 1, large)
 
 
 def _upper_bounds(low, norms, part_max, margin, slack) -> np.ndarray:
@@ -340,17 +353,17 @@ def _approximate_coordinates(query, index):
     """Centred coordinates for the candidate search, scaled by a power of two (exact): float32
     with the largest coordinate near 1 when the values' spread allows it (twice as fast, and
     the band is proven for float32 as well), else float64 with no square able to overflow.
-    Returns (query, index, scale, dtype)."""
+    Returns (query, index, dtype); the bounds are relative, so the scale itself is not needed."""
     centre = index.mean(axis=0)  # centring shrinks the norms, and so the rounding band
     q, x = query - centre, index - centre
     largest = max(_magnitude(q), _magnitude(x))
     if largest == 0:
-        return q, x, 1.0, np.float64
+        return q, x, np.float64
     if largest <= FLOAT32_MAGNITUDE:
         scale = 2.0 ** -int(np.ceil(np.log2(largest)))
-        return (q * scale).astype(np.float32), (x * scale).astype(np.float32), scale, np.float32
+        return (q * scale).astype(np.float32), (x * scale).astype(np.float32), np.float32
     scale = 2.0 ** -max(0, int(np.ceil(np.log2(largest))) - 480)
-    return q * scale, x * scale, scale, np.float64
+    return q * scale, x * scale, np.float64
 
 
 def in_parallel(work, starts) -> None:
@@ -377,7 +390,7 @@ def farthest_distance(query: np.ndarray, index: np.ndarray) -> float:
     |q|^2, then the winning pair of each batch measured exactly in float64."""
     query = np.ascontiguousarray(query, dtype=np.float64)
     index = np.ascontiguousarray(index, dtype=np.float64)
-    q, x, _, dtype = _approximate_coordinates(query, index)
+    q, x, dtype = _approximate_coordinates(query, index)
     x_norm = np.einsum("ij,ij->i", x, x)
     batch = max(1, BATCH_BYTES // (np.dtype(dtype).itemsize * len(index)))
     found = []
