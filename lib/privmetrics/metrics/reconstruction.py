@@ -191,11 +191,14 @@ def categorical_generalized_cap(pair: Pair, n_bins: int | None = 10, batch: int 
     counts = sparse.csr_matrix(
         (np.ones(len(inverse), dtype=np.float32), (inverse, sec_s)), shape=(len(uniq), n_secrets)
     )
-    per_tuple = np.asarray(counts.sum(axis=1), dtype=np.float32).ravel()
     dense_r, dense_s, sparse_r, sparse_s = _split_one_hot(key_r, uniq, min_share=0.001)
     dense_s = np.ascontiguousarray(dense_s.T)
-    # few distinct secrets: one dense product gives every real row's count per secret at once
+    # few distinct secrets: one dense product gives every real row's count per secret at once;
+    # many: each row's own secret is looked up, and the synthetic rows per tuple give the total
     by_secret = counts.toarray() if n_secrets <= 256 else None
+    per_tuple = (
+        np.asarray(counts.sum(axis=1), dtype=np.float32).ravel() if by_secret is None else None
+    )
     tally = np.empty((len(key_r), n_secrets if by_secret is not None else 2), dtype=np.float32)
 
     def one_batch(start: int) -> None:
