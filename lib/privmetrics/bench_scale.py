@@ -94,8 +94,9 @@ def measure_error(rows: int, what: str = "final") -> dict:
     real, synthetic, schema = _pair(rows)
     # a release that copies half of the real rows: no share sits at 0 or 1, so every error shows
     leaky = pd.concat([real.iloc[: rows // 2], synthetic.iloc[rows // 2 :]], ignore_index=True)
-    table = sampling_error(real, leaky, schema, metrics=what)
-    return {"targets": SAMPLE, "draws": 3, "table": table.to_dict("records")}
+    draws = 3
+    table = sampling_error(real, leaky, schema, draws=draws, metrics=what)
+    return {"targets": SAMPLE, "draws": draws, "table": table.to_dict("records")}
 
 
 def measure_peer(rows: int, label: str) -> dict:
@@ -144,7 +145,7 @@ def run_scale(
     for rows in sizes:
         entry = {"rows": rows}
         # at a million rows: the final seven from sampled target rows (exact pairs: about an
-        # hour and tens of GB); the added measures' cubic matchings are not run at all
+        # hour and about 10 GB); the added measures' cubic matchings are not run at all
         for what in ("sampled",) if rows >= MILLION else ("final", "all"):
             got = _in_child("metrics", rows, what, timeout)
             entry[f"{what} s"] = got.get("seconds", math.nan)
