@@ -55,5 +55,11 @@ def _secret_table(rows: int, seed: int, shares=(0.25, 0.25, 0.25, 0.25), sex: bo
         del columns["sex"]
     types = {"age": "numerical", "sex": "binary", "region": "categorical",
              "income": "numerical", "secret": "categorical"}  # fmt: skip
+    domain = {"age": {"low": 0, "high": 120}, "sex": ["F", "M"], "region": list("abcdefgh"),
+              "income": {"low": 0, "high": 1e7, "scale": "log"}, "secret": ["p", "q", "r", "s"]}  # fmt: skip
     frame = pd.DataFrame(columns)
-    return frame, Schema({c: types[c] for c in frame.columns}, sensitive=["secret"])
+    return frame, Schema(
+        {c: types[c] for c in frame.columns},
+        sensitive=["secret"],
+        domain={c: domain[c] for c in frame.columns},
+    )

@@ -48,7 +48,10 @@ def test_privbayes_finds_the_dependency_when_epsilon_is_large():
     rng = np.random.default_rng(0)
     a = rng.choice(["x", "y", "z"], size=3000)
     frame = pd.DataFrame({"a": a, "b": a, "c": rng.choice(["u", "v"], size=3000)})
-    schema = Schema({"a": "categorical", "b": "categorical", "c": "categorical"})
+    schema = Schema(
+        {"a": "categorical", "b": "categorical", "c": "categorical"},
+        domain={"a": ["x", "y", "z"], "b": ["x", "y", "z"], "c": ["u", "v"]},
+    )
     model = make_synthesiser("privbayes", epsilon=1e4, seed=1, degree=1).fit(frame, schema)
     net = model.network_table()
     parents = dict(zip(net.attribute, net.parents, strict=True))

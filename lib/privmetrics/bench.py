@@ -24,21 +24,24 @@ from .timings import machine_line, peak_resident_mb
 
 
 def generated_texas_like(rows: int = 25_000, seed: int = 0) -> tuple[pd.DataFrame, Schema]:
-    """A stand-in with Texas's shape: 11 categorical columns (3-23 levels) and 7 skewed numericals."""
+    """A stand-in with Texas's shape: 11 categorical columns (3-23 levels) and 7 skewed numericals.
+
+    The schema declares the generator's public domain (every level; amounts in [0, 10^7] on a log
+    scale), as the DP synthesisers need."""
     rng = np.random.default_rng(seed)
-    columns, data = {}, {}
+    columns, data, domain = {}, {}, {}
     for i, levels in enumerate([9, 7, 9, 23, 4, 6, 3, 7, 23, 5, 5]):
         p = rng.dirichlet(np.ones(levels))
-        data[f"cat{i}"] = rng.choice([f"c{j}" for j in range(levels)], size=rows, p=p).astype(
-            object
-        )
+        domain[f"cat{i}"] = [f"c{j}" for j in range(levels)]
+        data[f"cat{i}"] = rng.choice(domain[f"cat{i}"], size=rows, p=p).astype(object)
         columns[f"cat{i}"] = "categorical"
     for i in range(7):
         data[f"num{i}"] = np.round(rng.lognormal(8, 1.5, size=rows), 2)
         columns[f"num{i}"] = "numerical"
+        domain[f"num{i}"] = {"low": 0, "high": 1e7, "scale": "log"}
     sensitive = ["cat9", "cat10"]
     return pd.DataFrame(data), Schema(
-        columns, key=[c for c in columns if c not in sensitive], sensitive=sensitive
+        columns, key=[c for c in columns if c not in sensitive], sensitive=sensitive, domain=domain
     )
 
 

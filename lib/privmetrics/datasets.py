@@ -161,6 +161,7 @@ def schema_from_manifest(manifest: dict, attacker: str = "strong") -> Schema:
         sensitive=sensitive,
         description=manifest.get("title", ""),
         notes={"roles": manifest.get("roles_rationale", "").strip()},
+        domain=manifest.get("domain") or {},
     )
 
 

@@ -4,6 +4,8 @@ A :class:`Schema` says, for every column, whether it is numerical, categorical o
 (the three attribute domains of Section 3 of the paper: R, Sigma* and {0, 1}) and which columns the
 reconstruction metrics treat as the attacker's *key* attributes A_K (what the attacker already
 knows about a person) and as the *sensitive* attributes A_S (what the attacker tries to infer).
+It may also carry the columns' declared public domain (:mod:`privmetrics.domain`), which the
+differentially private synthesisers need.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from enum import StrEnum
 
 import pandas as pd
 import yaml
+
+from .domain import Bounds, DomainError, domain_to_dict, parse_domain
 
 
 class ColumnType(StrEnum):
@@ -27,7 +31,8 @@ class Schema:
     """Column types plus the key and sensitive attributes used by reconstruction metrics.
 
     ``columns`` maps each column name to its :class:`ColumnType`, in the frame's column order.
-    ``key`` (A_K) and ``sensitive`` (A_S) are disjoint lists of column names.
+    ``key`` (A_K) and ``sensitive`` (A_S) are disjoint lists of column names. ``domain`` maps
+    some or all columns to their public domain (:func:`privmetrics.domain.parse_domain` forms).
     """
 
     columns: Mapping[str, ColumnType]
@@ -35,11 +40,23 @@ class Schema:
     sensitive: tuple[str, ...] = ()
     description: str = ""
     notes: Mapping[str, str] = field(default_factory=dict)
+    domain: Mapping = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "columns", {c: ColumnType(t) for c, t in self.columns.items()})
         object.__setattr__(self, "key", tuple(self.key))
         object.__setattr__(self, "sensitive", tuple(self.sensitive))
+        domain = parse_domain(self.domain)
+        for col, entry in domain.items():
+            if col not in self.columns:
+                raise DomainError(f"the domain names column {col!r}, which the schema lacks")
+            numerical = self.columns[col] is ColumnType.NUMERICAL
+            if numerical != isinstance(entry, Bounds):
+                expected = "low/high bounds" if numerical else "a list of categories"
+                raise DomainError(
+                    f"column {col!r} is {self.columns[col]}: its domain needs {expected}"
+                )
+        object.__setattr__(self, "domain", domain)
 
     @property
     def names(self) -> list[str]:
@@ -72,20 +89,27 @@ class Schema:
             columns={c: self.columns[c] for c in keep},
             key=tuple(c for c in self.key if c in keep),
             sensitive=tuple(c for c in self.sensitive if c in keep),
+            domain={c: d for c, d in self.domain.items() if c in keep},
         )
 
     # --- persistence -------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        return {
+        out = {
             "columns": {c: str(t) for c, t in self.columns.items()},
             "key": list(self.key),
             "sensitive": list(self.sensitive),
         }
+        if self.domain:
+            out["domain"] = domain_to_dict(self.domain)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping) -> Schema:
         return cls(
-            columns=dict(d["columns"]), key=d.get("key", ()), sensitive=d.get("sensitive", ())
+            columns=dict(d["columns"]),
+            key=d.get("key", ()),
+            sensitive=d.get("sensitive", ()),
+            domain=d.get("domain") or {},
         )
 
     def to_yaml(self) -> str:

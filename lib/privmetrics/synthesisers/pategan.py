@@ -1,8 +1,8 @@
 """PATE-GAN (Jordon, Yoon and van der Schaar, ICLR 2019): a GAN whose discriminator only sees
 noisy teacher votes, with a moments accountant that stops training when the budget is spent.
 
-Algorithm 1 of Jordon et al. on the discretised table (:mod:`.discretise`, the same public-domain
-binning as PrivBayes), each column a one-hot block; the generator ends in a hard Gumbel-softmax per
+Algorithm 1 of Jordon et al. on the discretised table (:mod:`.discretise`, the same declared
+public-domain binning as PrivBayes), each column a one-hot block; the generator ends in a hard Gumbel-softmax per
 block, so generated rows are one-hot like the real ones:
 
 * the real rows are split into ``n_teachers`` disjoint partitions; teacher t is a logistic
@@ -35,6 +35,16 @@ What we change, each measured in ``make epsilon-response`` and the tests:
   the teachers take ``teacher_steps`` steps per iteration, and the generator's learning rate
   (1e-4) is a hundredth of the teachers' and the student's (1e-2): the balance under which the
   non-private version of this loop converged on our data.
+
+**What epsilon covers.** Neighbouring tables differ in one record, which lies in one teacher's
+partition. Public, outside the budget: the schema, n (it sets delta and the teacher count), the
+columns' declared domains (:mod:`.discretise`), the hyper-parameters and every generated row. The
+accountant counts every answered vote batch (the only place the teachers, hence the private rows,
+reach the student and the generator); delta = 1/(n sqrt(n)) unless given. With ``domain="dp"`` a
+share ``domain_share`` of epsilon first buys undeclared numerical bounds (pure DP) and the
+accountant gets the rest; the total is (epsilon, delta)-DP by sequential composition.
+Data-independent: the generator's initialisation, the Gumbel draws, the partitioning (a seeded
+permutation of row positions) and decoding. With ``domain="data"`` none of this holds.
 """
 
 from __future__ import annotations
@@ -46,7 +56,8 @@ import numpy as np
 from ..validation import InvalidInputError, check_count, check_positive
 from .accounting import MomentsAccountant, check_epsilon
 from .base import Synthesiser, register_synthesiser
-from .discretise import Discretiser
+from .discretise import Discretiser, check_domain_source, resolve_domain
+from .privbayes import check_share
 
 MIN_ROWS_PER_TEACHER = 5
 FEW_ITERATIONS = 10  # fewer trained iterations than this earn a warning
@@ -72,8 +83,12 @@ class PATEGAN(Synthesiser):
         teacher_steps: int = 3,
         noise_dim: int = 32,
         hidden: int = 128,
+        domain: str = "declared",
+        domain_share: float = 0.1,
     ):
         super().__init__(seed)
+        self.domain = check_domain_source(domain)
+        self.domain_share = check_share(domain_share)
         self.epsilon = check_epsilon(epsilon)
         if delta is not None and not 0 < check_positive("delta", delta) < 1:
             raise InvalidInputError(f"delta must lie in (0, 1), got {delta!r}")
@@ -121,7 +136,12 @@ class PATEGAN(Synthesiser):
         torch.manual_seed(self.seed)  # weight initialisation and Gumbel draws
         gen = torch.Generator().manual_seed(self.seed)
 
-        self.discretiser_ = Discretiser(self.schema_, self.bins).fit(frame)
+        domain, self.domain_epsilon_ = resolve_domain(
+            self.schema_, frame, self.domain, self.epsilon * self.domain_share, self._rng(2),
+            "PATE-GAN",
+        )  # fmt: skip
+        budget = self.epsilon - self.domain_epsilon_  # what the moments accountant may spend
+        self.discretiser_ = Discretiser(self.schema_, domain, self.bins)
         self.offsets_ = np.concatenate([[0], np.cumsum(self.discretiser_.cardinalities)])
         # a real row's one-hot positions: a teacher's logit is the sum of its weights there
         positions = torch.from_numpy(self.discretiser_.encode(frame) + self.offsets_[:-1])
@@ -181,7 +201,7 @@ class PATEGAN(Synthesiser):
             n0 = n_teachers - n1
             gap = np.abs(n1 - n0)
             self.refused_epsilon_ = self.accountant_.epsilon_after(gap)
-            if self.refused_epsilon_ > self.epsilon:
+            if self.refused_epsilon_ > budget:
                 self.stop_reason_ = "budget"  # this batch is not answered
                 break
             self.accountant_.answer(gap)
@@ -201,7 +221,9 @@ class PATEGAN(Synthesiser):
             bce(out, torch.ones_like(out)).backward()
             opt_g.step()
             self.iterations_ += 1
-        self.epsilon_spent_ = self.accountant_.epsilon if self.accountant_.queries else 0.0
+        self.epsilon_spent_ = self.domain_epsilon_ + (
+            self.accountant_.epsilon if self.accountant_.queries else 0.0
+        )
         if self.iterations_ < FEW_ITERATIONS and self.max_iterations >= FEW_ITERATIONS:
             warnings.warn(
                 f"PATE-GAN trained only {self.iterations_} iteration(s) at epsilon {self.epsilon:g} "

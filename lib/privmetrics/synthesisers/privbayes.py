@@ -22,6 +22,16 @@ Three steps, on the discretised table (:mod:`.discretise`; numerical columns in 
 The budget split is kept in ``ledger_`` and adds up to ``epsilon`` exactly; delta = 0.
 Deviation, documented: we noise one marginal per attribute (d tables) instead of deriving the first
 ``degree`` conditionals from one (degree + 1)-way marginal; the accounting above covers this.
+
+**What epsilon covers.** Neighbouring tables differ in one record (substitution, n fixed). Public,
+and so outside the budget: the schema, the number of rows n (the sensitivities above use it, as
+Zhang et al. do), the columns' domains (bounds, bin edges and category lists, from the declared
+public domain, :mod:`.discretise`) and the hyper-parameters. Counted by the ledger: the d - 1
+exponential-mechanism choices (eps1) and the d noisy count tables (eps2); with ``domain="dp"``,
+first a share ``domain_share`` of epsilon buys the bounds of undeclared numerical columns and the
+rest is split as above. delta = 0: PrivBayes is pure epsilon-DP. Data-independent: the first
+attribute's draw, decoding (a uniform draw inside a bin) and sampling from the noisy model.
+With ``domain="data"`` the domain is read from the rows and none of this holds (a warning says so).
 """
 
 from __future__ import annotations
@@ -31,10 +41,10 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..validation import check_count, check_positive
+from ..validation import InvalidInputError, check_count, check_positive
 from .accounting import Ledger, check_epsilon
 from .base import Synthesiser, register_synthesiser
-from .discretise import Discretiser
+from .discretise import Discretiser, check_domain_source, resolve_domain
 
 
 def mutual_information(x: np.ndarray, parents: np.ndarray, nx: int, npar: int) -> float:
@@ -51,6 +61,13 @@ def mi_sensitivity(n: int, binary: bool) -> float:
     return 2 / n * np.log2((n + 1) / 2) + (n - 1) / n * np.log2((n + 1) / (n - 1))
 
 
+def check_share(share: float) -> float:
+    """The share of epsilon spent on DP bounds (``domain="dp"``): a number in (0, 1)."""
+    if not 0 < check_positive("domain_share", share) < 1:
+        raise InvalidInputError(f"domain_share must lie in (0, 1), got {share!r}")
+    return float(share)
+
+
 @register_synthesiser("privbayes")
 class PrivBayes(Synthesiser):
     min_rows = 2
@@ -62,21 +79,31 @@ class PrivBayes(Synthesiser):
         degree: int = 2,
         bins: int = 20,
         theta: float = 4.0,
+        domain: str = "declared",
+        domain_share: float = 0.1,
     ):
         super().__init__(seed)
         self.epsilon = check_epsilon(epsilon)
         self.degree = check_count("degree", degree, minimum=0)
         self.bins = check_count("bins", bins, minimum=2)
         self.theta = check_positive("theta", theta)
+        self.domain = check_domain_source(domain)
+        self.domain_share = check_share(domain_share)
 
     def _fit(self, frame):
         rng = self._rng(0)
-        self.discretiser_ = Discretiser(self.schema_, self.bins).fit(frame)
+        self.ledger_ = Ledger()
+        domain, spent = resolve_domain(
+            self.schema_, frame, self.domain, self.epsilon * self.domain_share, self._rng(2),
+            "PrivBayes",
+        )  # fmt: skip
+        if spent:
+            self.ledger_.spend("domain: DP bounds of undeclared numerical columns", spent)
+        self.discretiser_ = Discretiser(self.schema_, domain, self.bins)
         codes = self.discretiser_.encode(frame)
         cards = self.discretiser_.cardinalities
         n, d = codes.shape
-        self.ledger_ = Ledger()
-        eps1 = eps2 = self.epsilon / 2
+        eps1 = eps2 = (self.epsilon - spent) / 2
         self.network_ = self._learn_network(codes, cards, eps1, eps2, rng)
         self.conditionals_ = [
             self._noisy_conditional(codes, cards, x, parents, eps2 / d, rng)
