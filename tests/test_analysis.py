@@ -296,3 +296,16 @@ def test_pages_say_what_they_show():
     res = results_from({"DCR": ordered()}, "texas", runs=3).assign(rows=2000)
     line = shown(res, "quick")
     assert line == "Shown: profile `quick`; texas (2,000 rows, 3 runs per configuration)."
+
+
+def test_a_four_point_curve_with_one_adjacent_swap_counts_as_rising():
+    """rho of (1, 3, 2, 4) against four epsilons is exactly 0.8 but computes as 0.7999999999999999."""
+    from scipy.stats import spearmanr
+
+    swapped = [1.0, 3.0, 2.0, 4.0]
+    assert spearmanr([0.2, 1, 2, 10], swapped).statistic < 0.8  # the rounding this guards against
+    curve = pd.DataFrame(
+        [swapped, [1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+    )
+    assert P.rising(curve, [0.2, 1, 2, 10]) == 2
+    assert not A.at_least(0.79, 0.8)

@@ -60,6 +60,7 @@ def _run(args) -> int:
         store=ResultsStore(args.store) if args.store else None,
         cache_root=args.cache,
         n_jobs=args.jobs,
+        refresh_stale=args.refresh_stale,
     )
     print(f"{store.count('cells')} cells, {store.count('scores')} scores in {store.path}")
     return 0
@@ -136,6 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")
     run.add_argument("--cache", help="synthetic-table cache folder; default: data/cache/synthetic")
     run.add_argument("--jobs", type=int, help="parallel cells; default: the profile's")
+    run.add_argument(
+        "--refresh-stale",
+        action="store_true",
+        help="also recompute (from freshly generated tables) the cells made by other code",
+    )
     generate = commands.add_parser(
         "generate", help="fill the synthetic-table cache of a profile's grid without scoring"
     )

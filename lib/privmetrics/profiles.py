@@ -2,9 +2,9 @@
 
 ``quick`` is the embedded default of ``make reproduce``: shipped data, 2,000-row samples, few
 epochs, three runs (a fourth where an SEM stays above 0.05); the whole book in minutes on two
-cores. ``paper`` is the paper's settings (Section 6): all rows, library-default epochs, 3 runs and
-more while an SEM exceeds 0.02, capped at 5 (the paper went up to 15; at 5 runs a CTGAN
-configuration already costs hours on two cores). ``smoke`` exists for the test suite only.
+cores. ``paper`` is the paper's settings (Section 6): all rows, library-default epochs and the
+paper's 3 runs, capped there (the paper went up to 15 while an SEM exceeded 0.02; the reason for
+the cap is beside the profile below). ``smoke`` exists for the test suite only.
 Notebooks receive only the profile *name* as a papermill parameter and look everything else up here.
 """
 

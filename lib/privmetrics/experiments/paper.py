@@ -16,7 +16,7 @@ import yaml
 from sklearn.metrics import adjusted_rand_score
 
 from ..datasets import REPO_ROOT
-from .analysis import metric_order
+from .analysis import at_least, metric_order
 
 
 @cache
@@ -231,7 +231,7 @@ def rising(curve: pd.DataFrame, x, threshold: float = 0.8) -> int:
     rho = curve.apply(
         lambda row: spearmanr(x, row).statistic if np.ptp(row) > 0 else np.nan, axis=1
     )
-    return int((rho >= threshold).sum())
+    return int(at_least(rho, threshold).sum())
 
 
 def _pategan_grid(mean: pd.Series, dataset: str) -> pd.DataFrame | None:
@@ -308,7 +308,7 @@ def _privbayes_rising(summary, dataset):
     from .analysis import sanity_exp12
 
     checks = sanity_exp12(summary)
-    return int((checks[checks.dataset == dataset].rho >= 0.8).sum())
+    return int(at_least(checks[checks.dataset == dataset].rho, 0.8).sum())
 
 
 def _pategan_rising(summary, dataset):

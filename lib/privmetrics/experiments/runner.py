@@ -14,6 +14,11 @@ the metrics. Cells run in parallel with joblib (``n_jobs``); inside
 its BLAS/OpenMP/torch threads to its share of the cores (:mod:`privmetrics.threads`), and a worker
 whose runner died stops within a second instead of computing on for minutes.
 
+Every cell records what made its table (code fingerprint, cache key, library versions, table
+checksum; :mod:`.store`). ``refresh_stale`` recomputes the cells whose code fingerprint is not the
+current code's (each replaced in one transaction, so an interrupted refresh leaves every cell
+either old or new, never half), with the tables generated afresh rather than read from the cache.
+
 Where the results go: ``results/<profile>.sqlite`` (``PRIVMETRICS_RESULTS`` overrides the
 folder). The ``paper`` profile's store is tracked in git (``results/paper.sqlite``), so a fresh
 clone builds the paper edition from it and computes only what is missing. Every session is
@@ -22,6 +27,7 @@ recorded in the store with its commit, machine and wall time.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -38,6 +44,7 @@ from ..datasets import REPO_ROOT, load_dataset
 from ..metrics import evaluate, select
 from ..profiles import Profile, get_profile
 from ..synthesisers import SyntheticCache
+from ..synthesisers.cache import code_fingerprint, key_digest, table_checksum
 from ..synthesisers.pategan import FewIterationsWarning
 from ..threads import available_cores, limited, per_worker
 from ..validation import OutlierWarning, UnseenCategoryWarning
@@ -68,13 +75,28 @@ def _sample(dataset: str, rows: int | None, seed: int):
 
 def generated_table(cell: Cell, profile: Profile, cache_root: str | None = None):
     """The real sample, its schema and the cell's anonymised table (generated once, then cached)."""
+    return generated_with_provenance(cell, profile, cache_root)[:3]
+
+
+def generated_with_provenance(
+    cell: Cell, profile: Profile, cache_root: str | None = None, refresh: bool = False
+):
+    """:func:`generated_table` (``refresh``: generated again even when cached) and the
+    provenance fields the store records for the table."""
     real, schema = _sample(cell.dataset, cell.rows, profile.seed)
     params = {**profile.params_for(cell.config.technique), **cell.config.synthesiser_params()}
-    synthetic = SyntheticCache(cache_root).fit_sample(
+    cache = SyntheticCache(cache_root)
+    synthetic = cache.fit_sample(
         f"{cell.dataset}-n{len(real)}-s{profile.seed}", cell.config.technique, params, cell.seed,
-        real, schema,
+        real, schema, refresh=refresh,
     )  # fmt: skip
-    return real, schema, synthetic
+    provenance = {
+        "code": cache.last_key["code"],
+        "cache_key": key_digest(cache.last_key),
+        "generator": json.dumps(cache.last_key, sort_keys=True, default=str),
+        "table_checksum": table_checksum(synthetic),
+    }
+    return real, schema, synthetic, provenance
 
 
 _WATCHED = False
@@ -107,6 +129,7 @@ def compute_cell(
     cache_root: str | None,
     threads: int = 1,
     parent: int | None = None,
+    refresh: bool = False,
 ) -> tuple[dict, list[dict]]:
     """Generate (or fetch) the cell's anonymised table and score ``metrics`` on it, with at most
     ``threads`` BLAS/OpenMP threads. The warnings the grid expects by design (Random's unseen
@@ -118,7 +141,9 @@ def compute_cell(
     with limited(threads), warnings.catch_warnings():
         for expected in EXPECTED_WARNINGS:
             warnings.simplefilter("ignore", expected)
-        real, schema, synthetic = generated_table(cell, profile, cache_root)
+        real, schema, synthetic, provenance = generated_with_provenance(
+            cell, profile, cache_root, refresh
+        )
         synth_seconds = time.perf_counter() - start
         scores = evaluate(real, synthetic, schema, metrics=metrics, seed=cell.seed)
     record = {
@@ -131,6 +156,7 @@ def compute_cell(
         "rows": len(real),
         "synth_seconds": synth_seconds,
         "cell_seconds": time.perf_counter() - start,
+        **provenance,
     }
     return record, scores.to_dict("records")
 
@@ -145,11 +171,13 @@ def run_grid(
     cache_root: str | None = None,
     n_jobs: int | None = None,
     progress: bool = True,
+    refresh_stale: bool = False,
 ) -> ResultsStore:
     """Compute every missing cell of the profile's grid (the twelve configurations and PATE-GAN
     with the paper's settings), then the extra runs the SEM rule asks for. ``metrics`` as
     :func:`~privmetrics.metrics.select` reads it; by default every registered measure and every
-    definition variant."""
+    definition variant. ``refresh_stale``: also recompute, from a freshly generated table, every
+    cell whose code fingerprint differs from the current code's."""
     settings = get_profile(profile)
     store = store or ResultsStore(results_path(profile))
     datasets = list(datasets or settings.datasets)
@@ -157,11 +185,14 @@ def run_grid(
     names = [m.name for m in select(metrics)]
     runs = {(d, c.label): settings.min_runs for d in datasets for c in configs}
     n_jobs = n_jobs or settings.n_jobs
+    stale = _stale_cells(store) if refresh_stale else set()
     session = None
-    start, written = time.perf_counter(), 0
+    start = time.perf_counter()
     try:
         while True:
             done = store.done()
+            for key in stale:
+                done.pop(key, None)  # recomputed whole
             pending = [
                 Cell(d, rows or settings.rows_for(d), c, r, settings.seed + r)
                 for d in datasets
@@ -173,7 +204,9 @@ def run_grid(
                 session = store.start_session(
                     settings.name, current_commit(REPO_ROOT), n_jobs, available_cores()
                 )
-            written += _execute(pending, done, names, settings, store, cache_root, n_jobs, progress)
+            run = _Run(store, session, start, stale, settings, cache_root, n_jobs, progress)
+            run.execute(pending, done, names)
+            stale = set()
             more = _needing_more_runs(store, runs, names, settings)
             if not more:
                 return store
@@ -181,30 +214,57 @@ def run_grid(
                 runs[key] += 1
     finally:
         if session is not None:
-            store.end_session(session, written, time.perf_counter() - start)
+            store.end_session(session, time.perf_counter() - start)
 
 
-def _execute(cells, done, names, settings, store, cache_root, n_jobs, progress) -> int:
-    """Compute ``cells`` (longest first) and write each as it finishes; returns how many."""
-    if not cells:
-        return 0
-    commit = current_commit(REPO_ROOT)
-    threads, parent = per_worker(n_jobs), os.getpid()
-    tasks = (
-        delayed(compute_cell)(
-            c, [m for m in names if m not in done.get((c.dataset, c.config.label, c.run), set())],
-            settings, cache_root, threads, parent,
-        )
-        for c in sorted(cells, key=_expected_cost, reverse=True)
-    )  # fmt: skip
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    written = 0
-    for record, scores in tqdm(
-        parallel(tasks), total=len(cells), desc=f"grid ({settings.name})", disable=not progress
-    ):
-        store.write_cell({**record, "commit_id": commit}, scores)
-        written += 1
-    return written
+def _stale_cells(store: ResultsStore) -> set[tuple[str, str, int]]:
+    """Cells whose recorded code fingerprint is not the current code's (or that record none)."""
+    cells = store.cells()
+    current = {t: code_fingerprint(t) for t in cells.technique.unique()}
+    stale = cells[cells.code.isna() | (cells.code != cells.technique.map(current))]
+    return {(d, c, int(r)) for d, c, r in zip(stale.dataset, stale.config, stale.run, strict=True)}
+
+
+@dataclass
+class _Run:
+    """One batch of cells computed in parallel and written by this (the only writing) process."""
+
+    store: ResultsStore
+    session: int | None
+    start: float
+    stale: set
+    settings: Profile
+    cache_root: str | None
+    n_jobs: int
+    progress: bool
+
+    def execute(self, cells, done, names) -> int:
+        """Compute ``cells`` (longest first) and write each as it finishes; returns how many."""
+        if not cells:
+            return 0
+        commit = current_commit(REPO_ROOT)
+        threads, parent = per_worker(self.n_jobs), os.getpid()
+        key = lambda c: (c.dataset, c.config.label, c.run)  # noqa: E731
+        tasks = (
+            delayed(compute_cell)(
+                c, [m for m in names if m not in done.get(key(c), set())], self.settings,
+                self.cache_root, threads, parent, key(c) in self.stale,
+            )
+            for c in sorted(cells, key=_expected_cost, reverse=True)
+        )  # fmt: skip
+        parallel = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")
+        written = 0
+        for record, scores in tqdm(
+            parallel(tasks), total=len(cells), desc=f"grid ({self.settings.name})",
+            disable=not self.progress,
+        ):  # fmt: skip
+            replace = (record["dataset"], record["config"], record["run"]) in self.stale
+            self.store.write_cell(
+                {**record, "commit_id": commit}, scores, replace=replace, session=self.session,
+                wall_seconds=time.perf_counter() - self.start,
+            )  # fmt: skip
+            written += 1
+        return written
 
 
 # rough relative cost of generating a table (the neural fits dominate), to start the longest first

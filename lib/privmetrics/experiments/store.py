@@ -2,11 +2,16 @@
 
 Three tables. ``cells`` has one row per generated table (dataset, configuration, run), with its
 technique, parameters, seed, rows, synthesis time, the cell's wall time, the library version and
-the commit that computed it. ``scores`` has one row per metric on that table. A finished cell is
+the commit that computed it, and what made its table: ``code`` (the technique's code fingerprint,
+:func:`~privmetrics.synthesisers.cache.code_fingerprint`), ``cache_key`` (the digest of the full
+cache key), ``generator`` (that key in clear: parameters, seed, schema, training-table checksum,
+code fingerprint, library versions) and ``table_checksum`` (SHA-256 of the generated table). ``scores`` has one row per metric on that table. A finished cell is
 written in **one transaction** (its cell row and all its scores), so a run killed at any moment
 leaves either the whole cell or nothing of it; the primary keys make a duplicate impossible.
 ``sessions`` has one row per runner invocation that computed something: profile, commit, start and
-end, cores and load, and how many cells it wrote (the provenance of a shipped store). The view
+end, cores and load, and how many cells it wrote (the provenance of a shipped store); its cell
+count, end and wall time are updated with every cell written, so a session that was killed still
+says what it did up to its last cell. The view
 ``results`` joins cells and scores into the tidy table the notebooks read.
 
 Any SQLite failure is raised as :class:`StoreError`, which names the database file and says what
@@ -54,7 +59,14 @@ CREATE VIEW results AS
     FROM scores s JOIN cells c USING (dataset, config, run);
 """
 # columns added after the first stores were written: (table, column, type)
-ADDED_COLUMNS = (("cells", "cell_seconds", "REAL"), ("cells", "commit_id", "TEXT"))
+ADDED_COLUMNS = (
+    ("cells", "cell_seconds", "REAL"),
+    ("cells", "commit_id", "TEXT"),
+    ("cells", "code", "TEXT"),
+    ("cells", "cache_key", "TEXT"),
+    ("cells", "generator", "TEXT"),
+    ("cells", "table_checksum", "TEXT"),
+)
 
 
 class StoreError(RuntimeError):
@@ -131,13 +143,23 @@ class ResultsStore:
                 out.setdefault((d, c, int(r)), set()).add(m)
         return out
 
-    def write_cell(self, cell: dict, scores: Iterable[dict]) -> None:
+    def write_cell(
+        self,
+        cell: dict,
+        scores: Iterable[dict],
+        replace: bool = False,
+        session: int | None = None,
+        wall_seconds: float | None = None,
+    ) -> None:
         """Record one finished cell and its scores atomically (one transaction).
 
         ``cell`` holds dataset, config, run, technique, params, seed, rows, synth_seconds and
-        optionally cell_seconds and commit_id; ``scores`` one dict per metric with metric,
-        category, score, seconds. A score the cell already has is kept and the new one ignored
-        (first writer wins), so two runners on one database never duplicate a row.
+        optionally cell_seconds, commit_id, code, cache_key, generator and table_checksum;
+        ``scores`` one dict per metric with metric, category, score, seconds. A score the cell
+        already has is kept and the new one ignored (first writer wins), so two runners on one
+        database never duplicate a row. ``replace``: the cell and all its scores are deleted
+        first, in the same transaction (a stale cell recomputed by newer code). ``session``: that
+        session's cell count grows by one and its end and wall time become now's.
         """
         now = datetime.now(UTC).isoformat(timespec="seconds")
         key = (cell["dataset"], cell["config"], int(cell["run"]))
@@ -145,16 +167,27 @@ class ResultsStore:
             (*key, s["metric"], s["category"], float(s["score"]), float(s["seconds"]), now)
             for s in scores
         ]
+        where = "dataset = ? AND config = ? AND run = ?"
         with self._connection() as conn:
+            if replace:
+                conn.execute(f"DELETE FROM scores WHERE {where}", key)
+                conn.execute(f"DELETE FROM cells WHERE {where}", key)
             conn.execute(
                 "INSERT OR IGNORE INTO cells (dataset, config, run, technique, params, seed, rows,"
-                " synth_seconds, version, finished, cell_seconds, commit_id)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " synth_seconds, version, finished, cell_seconds, commit_id, code, cache_key,"
+                " generator, table_checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*key, cell["technique"], cell["params"], int(cell["seed"]), int(cell["rows"]),
                  cell.get("synth_seconds"), version("privmetrics"), now,
-                 cell.get("cell_seconds"), cell.get("commit_id")),
+                 cell.get("cell_seconds"), cell.get("commit_id"), cell.get("code"),
+                 cell.get("cache_key"), cell.get("generator"), cell.get("table_checksum")),
             )  # fmt: skip
             conn.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            if session is not None:
+                conn.execute(
+                    "UPDATE sessions SET cells = cells + 1, ended = ?, wall_seconds = ?"
+                    " WHERE rowid = ?",
+                    (now, wall_seconds, session),
+                )
 
     def start_session(self, profile: str, commit_id: str, n_jobs: int, cores: int) -> int:
         """Record the start of a runner session; returns its id (for :meth:`end_session`)."""
@@ -169,12 +202,13 @@ class ResultsStore:
             )  # fmt: skip
             return int(cursor.lastrowid)
 
-    def end_session(self, session: int, cells: int, wall_seconds: float) -> None:
+    def end_session(self, session: int, wall_seconds: float) -> None:
+        """Close a session: its end and wall time (its cell count grew with every cell)."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         with self._connection() as conn:
             conn.execute(
-                "UPDATE sessions SET ended = ?, cells = ?, wall_seconds = ? WHERE rowid = ?",
-                (now, cells, wall_seconds, session),
+                "UPDATE sessions SET ended = ?, wall_seconds = ? WHERE rowid = ?",
+                (now, wall_seconds, session),
             )
 
     def sessions(self) -> pd.DataFrame:

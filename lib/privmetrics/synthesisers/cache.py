@@ -1,8 +1,13 @@
 """A disk cache of generated tables, so that no experiment generates the same table twice.
 
-A table is keyed by everything that determines it: dataset, technique, the technique's
-parameters, seed, number of rows, and the package version (a new version may generate
-differently). The key is hashed into the file name.
+A table is keyed by everything that determines it (:meth:`SyntheticCache.key`): dataset,
+technique, the technique's parameters, seed, number of rows, the schema (types, roles and the
+declared domain), a checksum of the training table, the **code fingerprint** of the technique
+(:func:`code_fingerprint`: a hash of the code of every ``privmetrics`` module its class depends
+on) and the versions of the numerical libraries that generate it (numpy, pandas, scipy, torch,
+sdv). A table made by other code or other libraries therefore has another key and is never
+reused. The key is hashed into the file name, and
+:func:`key_digest` is what the results store records beside each cell.
 
 Each table is one Parquet file (never a pickle: reading a cache folder that others can write must
 not run their code). The file's own metadata holds the key in clear and a SHA-256 checksum of the
@@ -15,13 +20,17 @@ that a later run would trust. A JSON file beside the table repeats the key for p
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import inspect
 import json
 import os
+import sys
 import uuid
 import warnings
 from collections.abc import Callable
-from importlib.metadata import version
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import pandas as pd
@@ -41,6 +50,78 @@ def default_root() -> Path:
     return Path(os.environ.get("PRIVMETRICS_CACHE", REPO_ROOT / "data" / "cache" / "synthetic"))
 
 
+LIBRARIES = ("numpy", "pandas", "scipy", "torch", "sdv")
+
+
+def _package_modules(module) -> set[str]:
+    """``privmetrics`` modules that ``module`` uses: those it imports and those its names come from."""
+    used = set()
+    for value in vars(module).values():
+        name = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", None)
+        if isinstance(name, str) and name.startswith("privmetrics"):
+            used.add(name)
+    return used
+
+
+# Modules that only check inputs or describe them: a refusal cannot change a generated table, and
+# the schema's content is part of the cache key itself.
+NOT_GENERATING = frozenset({"privmetrics.validation", "privmetrics.schema"})
+
+
+def code_digest(source: str) -> str:
+    """SHA-256 of a module's code without its docstrings, comments and layout (its AST), so that
+    editing documentation or reformatting does not make every cached table stale."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+
+
+@cache
+def code_fingerprint(technique: str) -> str:
+    """The first 16 hex digits of a hash over the code (:func:`code_digest`) of the technique's
+    module and of every ``privmetrics`` module it reaches through its imports, transitively,
+    except :data:`NOT_GENERATING`."""
+    from .base import SYNTHESISERS
+
+    seen, todo = set(), [SYNTHESISERS[technique].__module__]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in sys.modules or name in NOT_GENERATING:
+            continue
+        seen.add(name)
+        todo.extend(_package_modules(sys.modules[name]) - seen)
+    digest = hashlib.sha256()
+    for name in sorted(seen):
+        path = getattr(sys.modules[name], "__file__", None)
+        if path:
+            digest.update(f"{name}:{code_digest(Path(path).read_text())};".encode())
+    return digest.hexdigest()[:16]
+
+
+def library_versions() -> dict[str, str]:
+    out = {}
+    for name in LIBRARIES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def key_digest(key: dict) -> str:
+    """The short hash of a cache key (also the file name's digest)."""
+    return hashlib.sha1(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:20]
+
+
 def table_checksum(table: pd.DataFrame) -> str:
     """SHA-256 of a table's column names, dtypes and values (not of the file's bytes, which
     depend on the Parquet writer)."""
@@ -57,14 +138,25 @@ class SyntheticCache:
         self.misses = 0
 
     @staticmethod
-    def key(dataset: str, technique: str, params: dict, seed: int, rows: int) -> dict:
+    def key(
+        dataset: str,
+        technique: str,
+        params: dict,
+        seed: int,
+        rows: int,
+        schema=None,
+        train: pd.DataFrame | None = None,
+    ) -> dict:
         return {
             "dataset": dataset,
             "technique": technique,
             "params": {k: params[k] for k in sorted(params)},
             "seed": int(seed),
             "rows": int(rows),
-            "version": version("privmetrics"),
+            "schema": None if schema is None else schema.to_dict(),
+            "train": None if train is None else table_checksum(train)[:16],
+            "code": code_fingerprint(technique),
+            "libraries": library_versions(),
         }
 
     @staticmethod
@@ -72,27 +164,38 @@ class SyntheticCache:
         return json.dumps(key, sort_keys=True, default=str)
 
     def path(self, key: dict) -> Path:
-        digest = hashlib.sha1(self._clear(key).encode()).hexdigest()[:20]
-        return self.root / f"{key['dataset']}-{key['technique']}-{digest}.parquet"
+        return self.root / f"{key['dataset']}-{key['technique']}-{key_digest(key)}.parquet"
 
     def fit_sample(
-        self, label: str, technique: str, params: dict, seed: int, train: pd.DataFrame, schema
+        self,
+        label: str,
+        technique: str,
+        params: dict,
+        seed: int,
+        train: pd.DataFrame,
+        schema,
+        refresh: bool = False,
     ) -> pd.DataFrame:
         """The table ``technique`` generates from ``train`` (named ``label`` in the key), from the
-        cache or fitted now and stored."""
+        cache or fitted now and stored; ``refresh`` fits it again even when it is cached."""
         from .base import FittedTypes, make_synthesiser  # the registry imports this module
 
+        self.last_key = self.key(label, technique, params, seed, len(train), schema, train)
         table = self.get_or_make(
-            self.key(label, technique, params, seed, len(train)),
+            self.last_key,
             lambda: make_synthesiser(technique, seed=seed, **params).fit_sample(train, schema),
+            refresh,
         )
         # tables cached by an older version may lack the restored types (SDV's "1" for 1)
         return FittedTypes.of(train, schema).restore(table)
 
-    def get_or_make(self, key: dict, make: Callable[[], pd.DataFrame]) -> pd.DataFrame:
-        """The cached table for ``key``, or ``make()``'s result, stored before it is returned."""
+    def get_or_make(
+        self, key: dict, make: Callable[[], pd.DataFrame], refresh: bool = False
+    ) -> pd.DataFrame:
+        """The cached table for ``key``, or ``make()``'s result, stored before it is returned
+        (``refresh``: always ``make()``, and store the new table)."""
         path = self.path(key)
-        if path.exists():
+        if path.exists() and not refresh:
             table = self.read(path, key)
             if table is not None:
                 self.hits += 1
