@@ -46,3 +46,25 @@ def test_cpu_seconds_grow_with_work():
     busy(0.1)
     assert cpu_seconds() > before
     assert "make reproduce" in NO_REPORT
+
+
+def test_cpu_of_a_worker_that_outlives_the_step_is_counted():
+    """joblib's workers stay alive after the grid step: their CPU must count in it."""
+    import subprocess
+    import sys
+
+    report = TimingReport("smoke", cores=1)
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\n"
+    code = burn + "print('done', flush=True)\ntime.sleep(30)"
+    worker = None
+    try:
+        with report.step("experiment grid"):
+            worker = subprocess.Popen(
+                [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True
+            )
+            assert worker.stdout.readline().strip() == "done"  # burnt, and still alive
+        assert report.steps[0]["cpu_seconds"] >= 0.45 and report.steps[0]["wall_seconds"] < 20
+    finally:
+        if worker is not None:
+            worker.kill()
+            worker.wait()

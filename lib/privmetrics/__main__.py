@@ -66,6 +66,25 @@ def _run(args) -> int:
     return 0
 
 
+def _verify(args) -> int:
+    from .experiments.store import ResultsStore
+    from .experiments.verify import format_report, verify
+
+    report = verify(
+        args.profile,
+        store=ResultsStore(args.store) if args.store else None,
+        cells=args.cells,
+        sample=args.sample,
+        seed=args.seed,
+        tolerance=args.tolerance,
+        budget_minutes=args.budget_minutes,
+    )
+    print(format_report(report, args.tolerance))
+    if args.out:
+        report.to_csv(args.out, index=False)
+    return 1 if (report.verdict == "DIFFERENT").any() else 0
+
+
 def _generate(args) -> int:
     from .experiments.runner import generate_tables
 
@@ -142,6 +161,21 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also recompute (from freshly generated tables) the cells made by other code",
     )
+    check = commands.add_parser(
+        "verify", help="regenerate cells of a results store from scratch and compare every score"
+    )
+    check.add_argument("--profile", default="paper")
+    check.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")
+    check.add_argument(
+        "--cells", type=comma_list, help="dataset/config/run,...; default: a seeded sample"
+    )
+    check.add_argument("--sample", type=int, default=12, help="cells to draw (default 12)")
+    check.add_argument("--seed", type=int, default=0, help="seed of the draw")
+    check.add_argument("--tolerance", type=float, default=1e-9, help="largest accepted difference")
+    check.add_argument(
+        "--budget-minutes", type=float, help="draw only cells whose expected cost fits in this"
+    )
+    check.add_argument("--out", help="also write the report as CSV here")
     generate = commands.add_parser(
         "generate", help="fill the synthetic-table cache of a profile's grid without scoring"
     )
@@ -193,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         "audit": _audit,
         "run": _run,
         "generate": _generate,
+        "verify": _verify,
         "list": _list,
         "bench": _bench,
         "bench-scale": _bench_scale,
