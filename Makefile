@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup browser reproduce test bench bench-scale bench-synth epsilon-response lint clean
+.PHONY: setup browser reproduce test verify bench bench-scale bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -37,6 +37,11 @@ reproduce: setup
 test: setup browser
 	$(PY) -m ruff check lib tests
 	$(PY) -m pytest -n 2 --durations=10
+
+# regenerate a sample of the shipped paper store's cells from scratch and compare every score
+verify: setup
+	$(PY) -m privmetrics verify --profile paper --sample 12 --budget-minutes 25 --adopt \
+	  --out results/verify-paper.json
 
 bench: setup
 	$(PY) -m privmetrics bench

@@ -122,3 +122,23 @@ def test_the_draw_covers_every_technique_and_respects_the_budget():
     assert chosen.technique.value_counts().to_dict() == {"real": 2, "ctgan": 2, "privbayes": 2}
     cheap = choose_cells(cells, 6, seed=0, budget_minutes=10)  # a Texas CTGAN cell costs ~17 min
     assert "ctgan" not in set(cheap.technique) and len(cheap) == 6
+
+
+def test_verify_adopts_an_unrecorded_cell_only_when_it_regenerates(grid, tmp_path):
+    with sqlite3.connect(grid.path) as conn:
+        conn.execute("UPDATE cells SET code = NULL, table_checksum = NULL WHERE run = 0")
+        conn.execute("UPDATE scores SET score = 0.123 WHERE config = 'Real' AND run = 0")
+    cells = ["flchain/Real/0", "flchain/PrivBayes ε=2/0"]
+    report = verify("smoke", store=grid, cells=cells, progress=False, adopt=True)
+    assert list(report.verdict) == ["DIFFERENT", "identical"]
+    assert set(report["made by"]) == {"code not recorded"}
+    recorded = grid.cells().set_index(["config", "run"]).code
+    assert pd.isna(recorded["Real", 0])  # an edited score: not shown to come from this code
+    assert recorded["PrivBayes ε=2", 0] == cache_module.code_fingerprint("privbayes")
+    from privmetrics.experiments.verify import record, to_markdown
+
+    record(report, tmp_path / "v.json", "smoke", 1e-9)
+    text = to_markdown(tmp_path / "v.json")
+    assert "2 cells regenerated from scratch: 1 identical, 0 within 1e-09, 1 different" in text
+    assert text.count("| flchain |") == 2
+    assert "No `privmetrics verify` run" in to_markdown(tmp_path / "missing.json")

@@ -68,7 +68,7 @@ def _run(args) -> int:
 
 def _verify(args) -> int:
     from .experiments.store import ResultsStore
-    from .experiments.verify import format_report, verify
+    from .experiments.verify import format_report, record, verify
 
     report = verify(
         args.profile,
@@ -78,10 +78,11 @@ def _verify(args) -> int:
         seed=args.seed,
         tolerance=args.tolerance,
         budget_minutes=args.budget_minutes,
+        adopt=args.adopt,
     )
     print(format_report(report, args.tolerance))
     if args.out:
-        report.to_csv(args.out, index=False)
+        record(report, args.out, args.profile, args.tolerance)
     return 1 if (report.verdict == "DIFFERENT").any() else 0
 
 
@@ -175,7 +176,12 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument(
         "--budget-minutes", type=float, help="draw only cells whose expected cost fits in this"
     )
-    check.add_argument("--out", help="also write the report as CSV here")
+    check.add_argument("--out", help="also record the report (JSON, with date and commit) here")
+    check.add_argument(
+        "--adopt",
+        action="store_true",
+        help="write the provenance of cells that record no code and regenerate identically",
+    )
     generate = commands.add_parser(
         "generate", help="fill the synthetic-table cache of a profile's grid without scoring"
     )

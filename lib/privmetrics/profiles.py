@@ -32,6 +32,11 @@ class Profile:
     # reads its grid from the shipped store and runs these studies at the quick scale, since its
     # synthetic tables are not shipped and regenerating them takes hours.
     studies: str | None = None
+    # the empirical-epsilon audit of the DP configurations (privmetrics.attacks.dp_audit): the
+    # population sample, the size of each training table, and the releases per world
+    audit_population: int = 3000
+    audit_rows: int = 500
+    audit_releases: int = 50
 
     @property
     def study_profile(self) -> str:
@@ -95,6 +100,9 @@ PROFILES: dict[str, Profile] = {
         min_runs=2,
         max_runs=2,
         sem_threshold=1.0,
+        audit_population=600,
+        audit_rows=100,
+        audit_releases=4,
     ),
 }
 

@@ -129,6 +129,9 @@ def stage_unexecuted(target: Path) -> Path:
         shutil.copy2(REPO_ROOT / "notebooks" / f"{name}.ipynb", generated / f"{name}.ipynb")
         tag_for_book(generated / f"{name}.ipynb")
     (generated / "timings.md").write_text(NO_REPORT)
+    from .experiments.verify import to_markdown
+
+    (generated / "verify.md").write_text(to_markdown(VERIFY_RECORD))
     return target
 
 
@@ -169,9 +172,22 @@ def main(argv: list[str] | None = None) -> None:
         markdown_path.write_text(
             TimingReport.load(json_path).to_markdown() if json_path.exists() else NO_REPORT
         )
+    write_verify_page()
     index = build_book()
     print(f"book built in {time.perf_counter() - start:.0f} s: open {index}")
     check_offline(index.parent)
+
+
+VERIFY_RECORD = REPO_ROOT / "results" / "verify-paper.json"
+
+
+def write_verify_page() -> None:
+    """The reproduce page's record of the last ``make verify`` on the shipped paper store."""
+    from .experiments.verify import to_markdown
+
+    path = REPO_ROOT / "book" / "generated" / "verify.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(to_markdown(VERIFY_RECORD))
 
 
 def check_offline(html_dir: Path) -> None:

@@ -189,6 +189,21 @@ class ResultsStore:
                     (now, wall_seconds, session),
                 )
 
+    def set_provenance(self, cell: tuple[str, str, int], fields: dict) -> None:
+        """Record what made an existing cell's table (code, cache_key, generator,
+        table_checksum), e.g. once ``privmetrics verify`` has regenerated it identically."""
+        allowed = {"code", "cache_key", "generator", "table_checksum"}
+        if not set(fields) <= allowed:
+            raise ValueError(
+                f"only {sorted(allowed)} can be set, not {sorted(set(fields) - allowed)}"
+            )
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        with self._connection() as conn:
+            conn.execute(
+                f"UPDATE cells SET {assignments} WHERE dataset = ? AND config = ? AND run = ?",
+                (*fields.values(), *cell),
+            )
+
     def start_session(self, profile: str, commit_id: str, n_jobs: int, cores: int) -> int:
         """Record the start of a runner session; returns its id (for :meth:`end_session`)."""
         now = datetime.now(UTC).isoformat(timespec="seconds")

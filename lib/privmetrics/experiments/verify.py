@@ -16,12 +16,22 @@ difference is then expected, and ``privmetrics run --refresh-stale`` recomputes 
 Cells are chosen by name (``dataset/config/run``) or drawn: a seeded random order of the store's
 cells, taken round-robin over techniques so that every technique is represented, and skipping
 cells whose expected cost (:data:`COST_SECONDS`) would exceed ``budget_minutes``.
+
+``adopt``: a cell that records no code (computed before fingerprints existed) and regenerates
+identically (or within tolerance) is thereby shown to come from the current code; its provenance
+(code fingerprint, cache key, table checksum) is then written into the store. :func:`record`
+keeps a run's report with its date, commit and machine as JSON, and :func:`to_markdown` renders
+it for the book's reproduce page.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import tempfile
 import time
+from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -81,6 +91,7 @@ def verify(
     tolerance: float = TOLERANCE,
     budget_minutes: float | None = None,
     progress: bool = True,
+    adopt: bool = False,
 ) -> pd.DataFrame:
     """One row per verified cell (see the module doc); ``cells`` as ``"dataset/config/run"``."""
     settings = get_profile(profile)
@@ -119,6 +130,12 @@ def verify(
             gap = (new.reindex(mine.index) - mine).abs()
             largest = float(gap.max()) if len(gap) else 0.0
             same = int((new.reindex(mine.index) == mine).sum())
+            unrecorded = not isinstance(cell.code, str)
+            if adopt and unrecorded and len(mine) and largest <= tolerance:
+                fields = ("code", "cache_key", "generator", "table_checksum")
+                store.set_provenance(
+                    (cell.dataset, cell.config, int(cell.run)), {f: record[f] for f in fields}
+                )
             rows.append(
                 {
                     "dataset": cell.dataset,
@@ -130,6 +147,8 @@ def verify(
                     "table": _table_verdict(cell, record),
                     "made by": "current code"
                     if cell.code == code_fingerprint(cell.technique)
+                    else "code not recorded"
+                    if unrecorded
                     else "other code (stale)",
                     "verdict": "identical"
                     if same == len(mine)
@@ -163,3 +182,50 @@ def format_report(report: pd.DataFrame, tolerance: float = TOLERANCE) -> str:
         f"{int((report.verdict == 'within tolerance').sum())} within {tolerance:g}, {bad} different"
     )
     return shown.to_string(index=False) + "\n" + summary
+
+
+def record(report: pd.DataFrame, path: str | Path, profile: str, tolerance: float) -> None:
+    """Keep ``report`` as JSON with when, where and by which commit it was run."""
+    from ..datasets import REPO_ROOT
+    from .store import current_commit
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    payload = {
+        "profile": profile,
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": current_commit(REPO_ROOT),
+        "cores": available_cores(),
+        "load": load,
+        "tolerance": tolerance,
+        "cells": report.to_dict("records"),
+    }
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(payload, indent=1, default=float))
+
+
+def to_markdown(path: str | Path) -> str:
+    """The recorded run as a sentence and a table (for the book), or a line saying there is none."""
+    if not Path(path).exists():
+        return "No `privmetrics verify` run has been recorded yet (`make verify` records one).\n"
+    payload = json.loads(Path(path).read_text())
+    report = pd.DataFrame(payload["cells"])
+    verdicts = report.verdict.value_counts()
+    minutes = report.seconds.sum() / 60
+    load = f", load {payload['load']:.1f}" if payload.get("load") is not None else ""
+    head = (
+        f"Last `make verify` on the `{payload['profile']}` store: {payload['finished']}, commit "
+        f"`{payload['commit'][:12]}`, {payload['cores']} cores{load}, {minutes:.0f} min. "
+        f"{len(report)} cells regenerated from scratch: {verdicts.get('identical', 0)} identical, "
+        f"{verdicts.get('within tolerance', 0)} within {payload['tolerance']:g}, "
+        f"{verdicts.get('DIFFERENT', 0)} different."
+    )
+    shown = report.assign(
+        **{"largest difference": report["largest difference"].map(lambda v: f"{v:.1e}"),
+           "seconds": report.seconds.round().astype(int)}
+    )  # fmt: skip
+    columns = list(shown.columns)
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += [
+        "| " + " | ".join(str(v) for v in row) + " |" for row in shown.itertuples(index=False)
+    ]
+    return head + "\n\n" + "\n".join(lines) + "\n"
