@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@echo "installing into $(VENV) (log: $(LOG)) ..."
 	@( $(PY) -m pip install --upgrade pip \
 	   && $(PY) -m pip install torch==2.13.0 \
-	   && $(PY) -m pip install -e ".[book,test,crosscheck]" ) > $(LOG) 2>&1 \
+	   && $(PY) -m pip install -e ".[book,test,crosscheck,distributed]" ) > $(LOG) 2>&1 \
 	   || (tail -30 $(LOG); echo "installation failed, see $(LOG)"; exit 1)
 	@rm -f $(VENV)/.installed-*
 	@touch $@
@@ -32,7 +32,8 @@ browser:
 	      || { tail -20 /tmp/privmetrics-browser.log; echo "chromium installation failed"; exit 1; }; }
 
 reproduce: setup
-	$(PY) -m privmetrics.reproduce --profile $(PROFILE)
+	$(PY) -m privmetrics.reproduce --profile $(PROFILE) \
+	  $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(LOCAL_CLUSTER),--local-cluster $(LOCAL_CLUSTER))
 
 test: setup browser
 	$(PY) -m ruff check lib tests

@@ -47,21 +47,42 @@ def _epsilon_response(args) -> int:
     return 0
 
 
+def cluster_client(args):
+    """A Dask client when ``--scheduler`` or ``--local-cluster`` was given, else a null context."""
+    import contextlib
+
+    if args.scheduler is None and args.local_cluster is None:
+        return contextlib.nullcontext(None)
+    from .experiments.cluster import dask_client
+
+    return dask_client(args.scheduler, args.local_cluster)
+
+
+def add_cluster_arguments(parser) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786)")
+    where.add_argument(
+        "--local-cluster", type=int, metavar="N", help="start N local Dask worker processes"
+    )
+
+
 def _run(args) -> int:
     from .experiments.runner import run_grid
     from .experiments.store import ResultsStore
 
-    store = run_grid(
-        args.profile,
-        datasets=args.datasets,
-        techniques=tuple(args.techniques) if args.techniques else None,
-        metrics=args.metrics,
-        rows=args.rows,
-        store=ResultsStore(args.store) if args.store else None,
-        cache_root=args.cache,
-        n_jobs=args.jobs,
-        refresh_stale=args.refresh_stale,
-    )
+    with cluster_client(args) as client:
+        store = run_grid(
+            args.profile,
+            datasets=args.datasets,
+            techniques=tuple(args.techniques) if args.techniques else None,
+            metrics=args.metrics,
+            rows=args.rows,
+            store=ResultsStore(args.store) if args.store else None,
+            cache_root=args.cache,
+            n_jobs=args.jobs,
+            refresh_stale=args.refresh_stale,
+            client=client,
+        )
     print(f"{store.count('cells')} cells, {store.count('scores')} scores in {store.path}")
     return 0
 
@@ -162,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also recompute (from freshly generated tables) the cells made by other code",
     )
+    add_cluster_arguments(run)
     check = commands.add_parser(
         "verify", help="regenerate cells of a results store from scratch and compare every score"
     )

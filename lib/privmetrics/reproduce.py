@@ -149,6 +149,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="quick")
     parser.add_argument("--skip-notebooks", action="store_true", help="only rebuild the book")
+    from .__main__ import add_cluster_arguments, cluster_client
+
+    add_cluster_arguments(parser)
     args = parser.parse_args(argv)
     start = time.perf_counter()
     json_path, markdown_path = timings_paths(args.profile)
@@ -157,8 +160,8 @@ def main(argv: list[str] | None = None) -> None:
         from .experiments.store import current_commit
 
         report = TimingReport(args.profile, available_cores(), current_commit(REPO_ROOT))
-        with report.step("experiment grid"):
-            store = run_grid(args.profile)  # resumable: finished cells are not recomputed
+        with report.step("experiment grid"), cluster_client(args) as client:
+            store = run_grid(args.profile, client=client)  # resumable: finished cells are kept
         print(
             f"results: {store.count('cells')} cells in {store.path} ({time.perf_counter() - start:.0f} s)"
         )

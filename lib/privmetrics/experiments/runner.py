@@ -9,8 +9,8 @@ that already has all its metrics, so an interrupted run resumes where it stopped
 Runs follow Section 6.1: ``min_runs`` per configuration, then one more run at a time, up to
 ``max_runs``, for each configuration on which some metric's standard error of the mean is still
 above ``sem_threshold``. Seeds: run r uses seed ``profile.seed + r`` for both the synthesiser and
-the metrics. Cells run in parallel with joblib (``n_jobs``); inside
-``joblib.parallel_config(backend="dask")`` the same grid runs on a Dask cluster. Each worker caps
+the metrics. Cells run in parallel with joblib (``n_jobs``), or as tasks of a Dask cluster when a
+``client`` is given (:mod:`.cluster`: the workers compute, this process alone writes). Each worker caps
 its BLAS/OpenMP/torch threads to its share of the cores (:mod:`privmetrics.threads`), and a worker
 whose runner died stops within a second instead of computing on for minutes.
 
@@ -172,12 +172,14 @@ def run_grid(
     n_jobs: int | None = None,
     progress: bool = True,
     refresh_stale: bool = False,
+    client=None,
 ) -> ResultsStore:
     """Compute every missing cell of the profile's grid (the twelve configurations and PATE-GAN
     with the paper's settings), then the extra runs the SEM rule asks for. ``metrics`` as
     :func:`~privmetrics.metrics.select` reads it; by default every registered measure and every
     definition variant. ``refresh_stale``: also recompute, from a freshly generated table, every
-    cell whose code fingerprint differs from the current code's."""
+    cell whose code fingerprint differs from the current code's. ``client``: a Dask client
+    (:func:`.cluster.dask_client`) whose workers compute the cells instead of joblib's."""
     settings = get_profile(profile)
     store = store or ResultsStore(results_path(profile))
     datasets = list(datasets or settings.datasets)
@@ -204,7 +206,7 @@ def run_grid(
                 session = store.start_session(
                     settings.name, current_commit(REPO_ROOT), n_jobs, available_cores()
                 )
-            run = _Run(store, session, start, stale, settings, cache_root, n_jobs, progress)
+            run = _Run(store, session, start, stale, settings, cache_root, n_jobs, progress, client)
             run.execute(pending, done, names)
             stale = set()
             more = _needing_more_runs(store, runs, names, settings)
@@ -237,25 +239,35 @@ class _Run:
     cache_root: str | None
     n_jobs: int
     progress: bool
+    client: object = None
 
     def execute(self, cells, done, names) -> int:
         """Compute ``cells`` (longest first) and write each as it finishes; returns how many."""
         if not cells:
             return 0
         commit = current_commit(REPO_ROOT)
-        threads, parent = per_worker(self.n_jobs), os.getpid()
         key = lambda c: (c.dataset, c.config.label, c.run)  # noqa: E731
-        tasks = (
-            delayed(compute_cell)(
-                c, [m for m in names if m not in done.get(key(c), set())], self.settings,
-                self.cache_root, threads, parent, key(c) in self.stale,
-            )
-            for c in sorted(cells, key=_expected_cost, reverse=True)
-        )  # fmt: skip
-        parallel = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")
+        ordered = sorted(cells, key=_expected_cost, reverse=True)
+        if self.client is None:
+            threads, parent = per_worker(self.n_jobs), os.getpid()
+        else:
+            threads, parent = 1, None  # one worker process per core; a worker has no parent watch
+        tasks = [
+            (c, [m for m in names if m not in done.get(key(c), set())], self.settings,
+             self.cache_root, threads, parent, key(c) in self.stale)
+            for c in ordered
+        ]  # fmt: skip
+        if self.client is None:
+            parallel = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")
+            results = parallel(delayed(compute_cell)(*task) for task in tasks)
+        else:
+            from .cluster import compute_on
+
+            labels = [f"cell-{c.dataset}-{c.config.label}-{c.run}" for c in ordered]
+            results = compute_on(self.client, compute_cell, tasks, labels)
         written = 0
         for record, scores in tqdm(
-            parallel(tasks), total=len(cells), desc=f"grid ({self.settings.name})",
+            results, total=len(cells), desc=f"grid ({self.settings.name})",
             disable=not self.progress,
         ):  # fmt: skip
             replace = (record["dataset"], record["config"], record["run"]) in self.stale

@@ -1,0 +1,79 @@
+"""The grid on a Dask cluster: the same store as the local runner, score for score, also when a
+worker is killed mid-run (the driver alone writes; lost cells are retried elsewhere)."""
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from privmetrics.experiments import runner
+from privmetrics.experiments.cluster import dask_client
+from privmetrics.experiments.store import ResultsStore
+from privmetrics.profiles import PROFILES
+
+SMOKE = PROFILES["smoke"]
+KEY = ["dataset", "config", "run", "metric"]
+
+
+def smoke_grid(path, cache, client=None, progress=False):
+    """The smoke profile's whole grid (every dataset, configuration and run), final seven metrics."""
+    return runner.run_grid(
+        "smoke", metrics="final", store=ResultsStore(path), cache_root=str(cache), n_jobs=2,
+        progress=progress, client=client,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory):
+    root = tmp_path_factory.mktemp("local")
+    return smoke_grid(root / "r.sqlite", root / "cache").results().set_index(KEY).score
+
+
+def scores(store):
+    results = store.results()
+    assert not results.duplicated(KEY).any()
+    return results.set_index(KEY).score
+
+
+@pytest.mark.slow
+def test_a_local_cluster_fills_the_same_store_as_the_local_runner(local, tmp_path):
+    with dask_client(local_workers=2) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        store = smoke_grid(tmp_path / "r.sqlite", tmp_path / "cache", client)
+    cells = len(SMOKE.datasets) * 16 * SMOKE.min_runs
+    assert store.count("cells") == cells
+    ours = scores(store)
+    assert len(ours) == len(local) and (ours.sort_index() == local.sort_index()).all()
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local, tmp_path):
+    path = tmp_path / "r.sqlite"
+    killed = {}
+    with dask_client(local_workers=2) as client:
+
+        def kill_a_busy_worker():
+            deadline = time.time() + 120
+            while time.time() < deadline and not killed:
+                busy = [w for w, keys in client.processing().items() if keys]
+                written = path.exists() and ResultsStore(path).count("cells")
+                if busy and written:  # the grid is under way and this worker holds a cell
+                    pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                    os.kill(pid, signal.SIGKILL)
+                    killed.update(pid=pid, after=written)
+                time.sleep(0.05)
+
+        watcher = threading.Thread(target=kill_a_busy_worker)
+        watcher.start()
+        store = smoke_grid(path, tmp_path / "cache", client)
+        watcher.join()
+    assert killed, "no worker was killed: the grid finished first"
+    total = len(SMOKE.datasets) * 16 * SMOKE.min_runs
+    assert killed["after"] < total  # killed while cells were left
+    ours = scores(store)  # no duplicate (checked inside), ...
+    assert store.count("cells") == total and len(ours) == len(local)  # ... none lost
+    assert (ours.sort_index() == local.sort_index()).all()  # and the same scores
