@@ -262,7 +262,11 @@ def main(argv: list[str] | None = None) -> int:
         "bench-synth": _bench_synth,
         "epsilon-response": _epsilon_response,
     }
-    return handlers[args.command](args)
+    try:
+        return handlers[args.command](args)
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's code for SIGINT
+        print(f"privmetrics {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

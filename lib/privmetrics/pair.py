@@ -27,7 +27,7 @@ from .encoding import MixedEncoder, column_entropy
 from .neighbours import farthest_distance, knn, nearest_both, nearest_other
 from .projection import FAMD
 from .schema import Schema
-from .validation import ValidationReport, validate
+from .validation import ValidationReport, plain_categories, validate
 
 SIDES = ("real", "synthetic")
 # spaces in which metrics ask for the nearest row both ways (MDCR and NNAA: synthetic -> real),
@@ -38,8 +38,8 @@ TWO_WAY_SPACES = ("mixed",)
 class Pair:
     def __init__(self, real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, seed: int = 0):
         self.report: ValidationReport = validate(real, synthetic, schema)
-        self.real = real.reset_index(drop=True)
-        self.synthetic = synthetic.reset_index(drop=True)
+        self.real = plain_categories(real.reset_index(drop=True))
+        self.synthetic = plain_categories(synthetic.reset_index(drop=True))
         self.schema = schema
         self.seed = seed
         self._spaces: dict[str, tuple[np.ndarray, np.ndarray]] = {}

@@ -12,12 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from difflib import get_close_matches
 from enum import StrEnum
 
 import pandas as pd
 import yaml
 
 from .domain import Bounds, DomainError, domain_to_dict, parse_domain
+
+
+class SchemaError(ValueError):
+    """A schema file or mapping that does not describe a schema; the message says what to fix."""
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """ " (did you mean 'x'?)" for the closest choice, or "" when none is close."""
+    close = get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class ColumnType(StrEnum):
@@ -103,8 +114,45 @@ class Schema:
             out["domain"] = domain_to_dict(self.domain)
         return out
 
+    FIELDS = ("columns", "key", "sensitive", "domain")
+
     @classmethod
     def from_dict(cls, d: Mapping) -> Schema:
+        """A schema from its mapping form, checked field by field (unknown fields, wrong types and
+        unknown column types are errors that name the field and suggest the closest valid one)."""
+        if not isinstance(d, Mapping):
+            raise SchemaError(f"a schema is a mapping with fields {list(cls.FIELDS)}, got {d!r}")
+        for name in d:
+            if name not in cls.FIELDS:
+                raise SchemaError(
+                    f"unknown field {name!r}{did_you_mean(name, cls.FIELDS)}; a schema has "
+                    f"{', '.join(cls.FIELDS)}"
+                )
+        if not isinstance(d.get("columns"), Mapping) or not d["columns"]:
+            raise SchemaError(
+                "'columns' must map each column name to numerical, categorical or binary"
+            )
+        kinds = [str(t) for t in ColumnType]
+        for col, kind in d["columns"].items():
+            if str(kind) not in kinds:
+                raise SchemaError(
+                    f"column {col!r} has type {kind!r}{did_you_mean(kind, kinds)}; use one of "
+                    f"{', '.join(kinds)}"
+                )
+        for role in ("key", "sensitive"):
+            names = d.get(role) or []
+            if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+                raise SchemaError(f"'{role}' must be a list of column names, got {names!r}")
+            for n in names:
+                if n not in d["columns"]:
+                    raise SchemaError(
+                        f"{role} attribute {n!r} is not a column{did_you_mean(n, d['columns'])}"
+                    )
+        both = sorted(set(d.get("key") or []) & set(d.get("sensitive") or []))
+        if both:
+            raise SchemaError(
+                f"attribute(s) {both} are both key and sensitive: remove them from one"
+            )
         return cls(
             columns=dict(d["columns"]),
             key=d.get("key", ()),
@@ -125,7 +173,8 @@ def infer_schema(frame: pd.DataFrame, max_categories: int = 20) -> Schema:
     """Guess column types: two distinct values -> binary, non-numeric or few distinct integers -> categorical.
 
     A numeric column with at most ``max_categories`` distinct *integer* values is taken as categorical
-    (codes such as 1..5); floats with a fractional part are always numerical.
+    (codes such as 1..5); floats with a fractional part are always numerical. A datetime column is
+    numerical (the audit reads it as days since 1970-01-01).
     """
     columns = {}
     for name, col in frame.items():
@@ -133,6 +182,8 @@ def infer_schema(frame: pd.DataFrame, max_categories: int = 20) -> Schema:
         n_unique = values.nunique()
         if n_unique <= 2:
             columns[name] = ColumnType.BINARY
+        elif pd.api.types.is_datetime64_any_dtype(col):
+            columns[name] = ColumnType.NUMERICAL
         elif not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
             columns[name] = ColumnType.CATEGORICAL
         elif n_unique <= max_categories and (values == values.round()).all():

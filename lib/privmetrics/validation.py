@@ -16,8 +16,11 @@ numpy. Rejected:
 
 Allowed but worth knowing, returned in :class:`ValidationReport` *and* issued as warnings (so a
 script and the command line both see them): synthetic categories never seen in the real data
-(:class:`UnseenCategoryWarning`) and synthetic numerical values extremely far outside the real
-range (:class:`OutlierWarning`: more than ``OUTLIER_RANGES`` real ranges beyond it).
+(:class:`UnseenCategoryWarning`), synthetic numerical values extremely far outside the real
+range (:class:`OutlierWarning`: more than ``OUTLIER_RANGES`` real ranges beyond it), and values of
+the *real* table extremely far from the bulk of their own column (the same warning: more than
+``OUTLIER_RANGES`` times the spread between the column's 1st and 99th percentiles beyond them),
+since a real outlier sets the scale of every range-normalised distance.
 """
 
 from __future__ import annotations
@@ -53,10 +56,11 @@ class ValidationReport:
 
     unseen_categories: dict[str, list] = field(default_factory=dict)
     outliers: dict[str, float] = field(default_factory=dict)
+    real_outliers: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return not (self.unseen_categories or self.outliers)
+        return not (self.unseen_categories or self.outliers or self.real_outliers)
 
     @property
     def remarks(self) -> list[str]:
@@ -72,6 +76,13 @@ class ValidationReport:
             out.append(
                 f"synthetic values more than {OUTLIER_RANGES:g} real ranges outside the real "
                 "range (distances to them dominate every distance metric): " + "; ".join(parts)
+            )
+        if self.real_outliers:
+            parts = [f"{c}: {v:g}" for c, v in self.real_outliers.items()]
+            out.append(
+                f"real values more than {OUTLIER_RANGES:g} times their column's 1-99% spread "
+                "beyond it (such a value sets the scale of every range-normalised distance; "
+                "check it is not an error code): " + "; ".join(parts)
             )
         return out
 
@@ -179,6 +190,19 @@ def validate_frame(frame: pd.DataFrame, schema: Schema, name: str = "data") -> N
             )
 
 
+def plain_categories(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every pandas ``category`` column as plain values (object dtype).
+
+    A category dtype carries its list of categories, used or not; encoders that read it would
+    give an unused category a column (which moves entropy weights and classifier features) or a
+    zero-variance direction (which breaks the FAMD projection's SVD). The metrics see values only.
+    """
+    columns = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    if not columns:
+        return frame
+    return frame.assign(**{c: frame[c].astype(object) for c in columns})
+
+
 def validate(
     real: pd.DataFrame, synthetic: pd.DataFrame | None, schema: Schema, warn: bool = True
 ) -> ValidationReport:
@@ -191,8 +215,9 @@ def validate(
         raise InvalidInputError(f"schema must be a privmetrics Schema, got {type(schema).__name__}")
     validate_schema(schema)
     validate_frame(real, schema, "real data")
-    report = ValidationReport()
+    report = ValidationReport(real_outliers=far_from_bulk(real, schema))
     if synthetic is None:
+        _warn(report, warn)
         return report
     validate_frame(synthetic, schema, "synthetic data")
     for col in schema.categorical:
@@ -215,12 +240,33 @@ def validate(
         beyond = np.maximum(low - values, values - high) / spread
         if beyond.max() > OUTLIER_RANGES:
             report.outliers[col] = float(values[np.argmax(beyond)])
-    if warn:
-        for text, category in zip(
-            report.remarks,
-            [UnseenCategoryWarning] * bool(report.unseen_categories)
-            + [OutlierWarning] * bool(report.outliers),
-            strict=True,
-        ):
-            warnings.warn(text, category, stacklevel=2)
+    _warn(report, warn)
     return report
+
+
+def far_from_bulk(frame: pd.DataFrame, schema: Schema) -> dict[str, float]:
+    """Numerical columns with a value more than ``OUTLIER_RANGES`` times the 1st-99th percentile
+    spread beyond those percentiles: column -> the most extreme such value. The spread is at
+    least the percentiles' own size, and at least 1 when they are both 0 (a column of zeros with
+    a few ordinary amounts is not an outlier case)."""
+    out = {}
+    for col in schema.numerical:
+        values = frame[col].to_numpy(float)
+        low, high = np.percentile(values, [1, 99])
+        spread = max(high - low, abs(high), abs(low)) or 1.0
+        beyond = np.maximum(low - values, values - high) / spread
+        if beyond.max() > OUTLIER_RANGES:
+            out[col] = float(values[np.argmax(beyond)])
+    return out
+
+
+def _warn(report: ValidationReport, warn: bool) -> None:
+    if not warn:
+        return
+    categories = (
+        [UnseenCategoryWarning] * bool(report.unseen_categories)
+        + [OutlierWarning] * bool(report.outliers)
+        + [OutlierWarning] * bool(report.real_outliers)
+    )
+    for text, category in zip(report.remarks, categories, strict=True):
+        warnings.warn(text, category, stacklevel=3)

@@ -32,6 +32,7 @@ TIMES = {  # seconds per evaluation, Table 2 of the paper
 
 @register(
     "AttributeInference",
+    min_rows=2,  # one row has no population to normalise or vote against
     title="Attribute Inference Risk",
     category=Category.RECONSTRUCTION,
     kind="statistical",
@@ -151,6 +152,7 @@ def categorical_zero_cap(pair: Pair, n_bins: int = 10) -> float:
 
 @register(
     "CGeneralizedCAP",
+    min_rows=2,  # one row has no population to normalise or vote against
     title="Categorical GeneralizedCAP",
     category=Category.RECONSTRUCTION,
     kind="statistical",

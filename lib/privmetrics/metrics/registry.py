@@ -57,7 +57,10 @@ class MetricSpec:
     source: str = ""  # the paper's citation for the metric
     final: bool = False  # in the paper's final selection (Table 12)
     params: dict = field(default_factory=dict)  # default parameters
-    min_rows: int = 1  # rows each table needs (2 for a nearest *other* row, 3 for three folds)
+    # rows each table needs: 2 where a definition needs a nearest *other* row or a population to
+    # normalise or vote against (one row would score two unrelated rows as a perfect match),
+    # 3 for three folds
+    min_rows: int = 1
     # at scale (privmetrics.sampled): "sampled" = an average or median over rows, each measured
     # against the whole other table, so target rows estimate it; "full" = every row, linear cost;
     # "" = exact pairs only

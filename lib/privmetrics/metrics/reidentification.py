@@ -132,6 +132,7 @@ def chi_squared_test(pair: Pair, n_bins: int = 10, on: str = "proportions") -> f
 
 @register(
     "CloseValueProb",
+    min_rows=2,  # one row has no population to normalise or vote against
     title="Close Values Probability",
     category=REID,
     kind="statistical",
@@ -156,6 +157,7 @@ def close_values_probability(pair: Pair, threshold: float = 0.2, normalise=True)
 
 @register(
     "DistantValueProb",
+    min_rows=2,  # one row has no population to normalise or vote against
     title="Distant Values Probability",
     category=REID,
     kind="statistical",
@@ -408,6 +410,7 @@ def nndr(pair: Pair, mode: str = "comparison") -> float:
 
 @register(
     "NearestSynNeighborDistance",
+    min_rows=2,  # one row has no population to normalise or vote against
     title="Nearest Synthetic Neighbour Distance",
     category=REID,
     kind="distance",

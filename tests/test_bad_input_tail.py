@@ -1,0 +1,163 @@
+"""The long tail of bad input (each case failed on main before this file): one-row tables, real
+outliers, pandas category dtypes, schema files, overlapping roles, differently coded files,
+compressed files and dates, Ctrl-C."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privmetrics.__main__ as cli
+from privmetrics.datasets import load_dataset
+from privmetrics.metrics import compute
+from privmetrics.schema import Schema, SchemaError
+from privmetrics.validation import InvalidInputError, OutlierWarning
+
+ONE_ROW = ["CloseValueProb", "DistantValueProb", "NearestSynNeighborDistance",
+           "AttributeInference", "CGeneralizedCAP"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def texas():
+    real, schema = load_dataset("texas", n=300, seed=0)
+    other, _ = load_dataset("texas", n=300, seed=1)
+    return real, other, schema
+
+
+@pytest.mark.parametrize("name", ONE_ROW)
+def test_one_row_each_is_refused_not_scored_as_a_perfect_match(texas, name):
+    real, other, schema = texas
+    with pytest.raises(InvalidInputError, match=f"{name} needs at least 2 rows"):
+        compute(name, real.iloc[:1], other.iloc[:1], schema)
+    assert 0 <= compute(name, real.iloc[:2], other.iloc[:2], schema) <= 1
+
+
+def test_a_far_outlier_in_the_real_table_warns(texas):
+    real, other, schema = texas
+    real = real.copy()
+    real.loc[0, "TOTAL_CHARGES"] = 1e300
+    with pytest.warns(OutlierWarning, match="real values .* TOTAL_CHARGES: 1e\\+300"):
+        compute("DCR", real, other, schema)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OutlierWarning)
+        compute("DCR", *texas)  # the clean pair: no such warning
+
+
+@pytest.mark.parametrize("name", ["AttributeInference", "IdentifiabilityScore", "NNDR", "DCR",
+                                  "HiddenRate"])  # fmt: skip
+def test_an_unused_pandas_category_changes_nothing(texas, name):
+    real, other, schema = texas
+    categories = sorted(set(real.RACE) | set(other.RACE)) + ["never used"]
+    as_category = [
+        f.assign(RACE=pd.Categorical(f.RACE, categories=categories)) for f in (real, other)
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert compute(name, *as_category, schema) == compute(name, real, other, schema)
+
+
+# --- schema files and roles ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "columns: {a: numerical}\nsensitve: [a]\n",
+            "unknown field 'sensitve' .did you mean 'sensitive'",
+        ),
+        (
+            "columns: {a: numerical, b: categorcal}\n",
+            "type 'categorcal' .did you mean 'categorical'",
+        ),
+        ("columns: {a: numerical, b: binary}\nkey: a\n", "'key' must be a list"),
+        (
+            "columns: {a: numerical, b: binary}\nkey: [a, b]\nsensitive: [b]\n",
+            "both key and sensitive",
+        ),
+        ("columns: {age: numerical}\nkey: [agee]\n", "'agee' is not a column .did you mean 'age'"),
+    ],
+)
+def test_schema_files_are_validated_field_by_field(tmp_path, text, message):
+    (tmp_path / "s.yml").write_text(text)
+    with pytest.raises(SchemaError, match=message):
+        Schema.from_yaml(tmp_path / "s.yml")
+
+
+@pytest.fixture
+def files(tmp_path, texas):
+    real, other, _ = texas
+    real.to_csv(tmp_path / "real.csv", index=False)
+    other.to_csv(tmp_path / "synth.csv", index=False)
+    return tmp_path, real, other
+
+
+def audit_cli(capsys, *args):
+    code = cli.main(["audit", *map(str, args), "--no-baselines", "--metrics", "DCR"])
+    return code, capsys.readouterr()
+
+
+def test_a_sensitive_attribute_given_as_a_key_is_refused(files, capsys):
+    path, real, _ = files
+    code, out = audit_cli(capsys, path / "real.csv", path / "synth.csv", "--key",
+                          "ILLNESS_SEVERITY,RACE", "--sensitive", "ILLNESS_SEVERITY")  # fmt: skip
+    assert code == 2 and "['ILLNESS_SEVERITY'] are both key (--key) and sensitive" in out.err
+    schema = Schema({c: "numerical" if real[c].dtype.kind == "f" else "categorical" for c in real},
+                    key=["RACE", "SEX_CODE"])  # fmt: skip
+    (path / "s.yml").write_text(schema.to_yaml())
+    code, out = audit_cli(capsys, path / "real.csv", path / "synth.csv", "--schema", path / "s.yml",
+                          "--sensitive", "RACE")  # fmt: skip
+    assert code == 2 and "both key (the schema file's key) and sensitive" in out.err
+
+
+def test_a_column_coded_differently_in_the_two_files_is_refused(files, capsys):
+    path, real, other = files
+    real.assign(SEX_CODE=real.SEX_CODE.map({"F": 1, "M": 2, "U": 3})).to_csv(
+        path / "coded.csv", index=False
+    )
+    code, out = audit_cli(capsys, path / "coded.csv", path / "synth.csv")
+    assert code == 2 and "column 'SEX_CODE' shares no value between the files" in out.err
+
+
+@pytest.mark.parametrize("suffix", [".csv.gz", ".csv.bz2", ".csv.xz", ".zip"])
+def test_compressed_csv_files_are_read(files, capsys, suffix):
+    path, real, other = files
+    real.to_csv(path / f"real{suffix}", index=False)
+    other.to_csv(path / f"synth{suffix}", index=False)
+    code, plain = audit_cli(capsys, path / "real.csv", path / "synth.csv")
+    code_c, packed = audit_cli(capsys, path / f"real{suffix}", path / f"synth{suffix}")
+    assert code == code_c == 0
+    assert plain.out.splitlines()[-2] == packed.out.splitlines()[-2]  # the DCR line
+
+
+def test_other_formats_are_refused_with_the_supported_list(files, capsys):
+    path, *_ = files
+    (path / "real.xlsx").write_bytes(b"PK\x03\x04 not really excel")
+    code, out = audit_cli(capsys, path / "real.xlsx", path / "synth.csv")
+    assert code == 2 and ".xlsx is not a supported format; use one of .csv" in out.err
+
+
+def test_a_parquet_datetime_column_is_read_as_days(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    days = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 900, 200), unit="D")
+    real = pd.DataFrame({"admitted": days, "age": rng.integers(20, 90, 200).astype(float),
+                         "ward": rng.choice(list("abcd"), 200)})  # fmt: skip
+    synth = real.sample(frac=1, random_state=1).reset_index(drop=True)
+    real.to_parquet(tmp_path / "r.parquet")
+    synth.to_parquet(tmp_path / "s.parquet")
+    code, out = audit_cli(
+        capsys, tmp_path / "r.parquet", tmp_path / "s.parquet", "--sensitive", "ward"
+    )
+    assert code == 0, out.err
+    assert "admitted: numerical" in out.out  # the inferred schema
+    assert "1.000" in out.out.splitlines()[-2]  # a shuffled copy: every row has a twin
+
+
+def test_ctrl_c_ends_in_one_line(monkeypatch, capsys):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_list", interrupted)
+    assert cli.main(["list"]) == 130
+    assert capsys.readouterr().err == "privmetrics list: interrupted\n"
