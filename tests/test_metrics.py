@@ -215,16 +215,18 @@ def test_generalized_cap_by_hand(cap_pair):
 
 
 def test_generalized_cap_takes_all_rows_with_the_most_matching_keys():
-    # y = (1, 2, x): z1 (1, 9, x) and z2 (8, 2, y) match one key each, z3 (7, 7, x) none -> p = 1/2
+    # y1 = (1, 2, x): z1 (1, 9, x) and z2 (8, 2, y) match one key each, z3 (7, 7, x) none -> 1/2;
+    # y2 = (7, 7, x): z3 matches both keys and says x -> 1; the mean is 3/4. CZeroCAP: only y2 has
+    # an exact key match (z3, right) -> (0 + 1) / 2
     schema = Schema(
         {"k1": "categorical", "k2": "categorical", "s": "categorical"},
         key=["k1", "k2"],
         sensitive=["s"],
     )
-    real = pd.DataFrame({"k1": ["1"], "k2": ["2"], "s": ["x"]})
+    real = pd.DataFrame({"k1": ["1", "7"], "k2": ["2", "7"], "s": ["x", "x"]})
     synth = pd.DataFrame({"k1": ["1", "8", "7"], "k2": ["9", "2", "7"], "s": ["x", "y", "x"]})
-    assert compute("CGeneralizedCAP", real, synth, schema) == pytest.approx(0.5)
-    assert compute("CZeroCAP", real, synth, schema) == 0.0
+    assert compute("CGeneralizedCAP", real, synth, schema) == pytest.approx(0.75)
+    assert compute("CZeroCAP", real, synth, schema) == pytest.approx(0.5)
 
 
 def test_attribute_inference_by_hand():

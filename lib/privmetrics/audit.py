@@ -198,12 +198,14 @@ def conform(frame: pd.DataFrame, schema: Schema, name: str) -> pd.DataFrame:
 
 
 def check_shared_values(real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema) -> None:
-    """Refuse a categorical column whose synthetic values include none of the real ones: the two
-    files code it differently (1/2 against F/M), and every score that compares values would
-    stand as if the release shared nothing with anyone."""
+    """Refuse a categorical column whose synthetic values include none of the real ones while
+    both files have at least two: the files code it differently (1/2 against F/M), and every
+    score that compares values would stand as if the release shared nothing with anyone. (A
+    release whose column holds one new value throughout is a release, not a coding: allowed,
+    with the unseen-category warning.)"""
     for col in schema.categorical:
         real_values, synthetic_values = set(real[col]), set(synthetic[col])
-        if not real_values & synthetic_values:
+        if min(len(real_values), len(synthetic_values)) >= 2 and not real_values & synthetic_values:
             raise InvalidInputError(
                 f"column {col!r} shares no value between the files (real: "
                 f"{sorted(real_values, key=str)[:4]}, synthetic: {sorted(synthetic_values, key=str)[:4]}): "
