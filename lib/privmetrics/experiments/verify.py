@@ -60,7 +60,12 @@ def _configurations() -> dict[str, object]:
 def choose_cells(
     cells: pd.DataFrame, sample: int, seed: int, budget_minutes: float | None
 ) -> pd.DataFrame:
-    """``sample`` cells: seeded order, round-robin over techniques, within the time budget."""
+    """``sample`` cells: a seeded order, round-robin over techniques, within the time budget.
+
+    Each technique in turn gives the first cell of its seeded order that costs at most a fair
+    share of what is left (the budget left over the cells still to choose); when none does, its
+    cheapest cell if that still fits, so that every technique is represented when the budget
+    allows it at all."""
     rng = np.random.default_rng(seed)
     order = cells.iloc[rng.permutation(len(cells))].copy()
     order["cost"] = [
@@ -71,14 +76,18 @@ def choose_cells(
     budget = np.inf if budget_minutes is None else budget_minutes * 60 * available_cores() / 2
     while len(chosen) < sample and any(queues.values()):
         for technique in sorted(queues):
-            while queues[technique]:
-                index = queues[technique].pop(0)
-                if spent + order.cost[index] <= budget:
-                    chosen.append(index)
-                    spent += order.cost[index]
-                    break
-            if len(chosen) == sample:
-                break
+            queue = queues[technique]
+            if not queue or len(chosen) == sample:
+                continue
+            share = (budget - spent) / (sample - len(chosen))
+            fitting = [i for i in queue if order.cost[i] <= share]
+            pick = fitting[0] if fitting else min(queue, key=lambda i: order.cost[i])
+            if spent + order.cost[pick] <= budget:
+                chosen.append(pick)
+                spent += order.cost[pick]
+                queue.remove(pick)
+            else:
+                queue.clear()
     return order.loc[chosen]
 
 

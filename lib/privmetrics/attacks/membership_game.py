@@ -1,0 +1,230 @@
+"""Membership inference by shadow modelling: the privacy game of Stadler et al. (2022), Section 4.
+
+**Threat model.** The attacker knows a *reference* sample of the population (rows drawn from it,
+but not the training data), the synthesiser with its parameters, and one target record. They see
+one release and must say whether the target was in its training data.
+
+**The game**, for one target t and one synthesiser configuration:
+
+1. *Shadow phase (the attacker).* ``shadow`` times, a training table of ``train_rows`` rows is
+   drawn from the reference (t excluded); every second one has its last row replaced by t. The
+   synthesiser releases a table from each, and :func:`release_features` summarises it. A random
+   forest learns "t was in" from these labelled features.
+2. *Evaluation (the challenger).* ``releases`` times, a fresh training table is drawn from the
+   *evaluation pool*, rows of the population that the attacker never saw, with t in every second
+   one; the forest scores each release.
+3. *Success*: the AUC of the scores, the advantage TPR - FPR at the forest's 0.5 threshold, and
+   the TPR at FPR <= 0.1; :func:`summarise` pools targets with bootstrap intervals over targets and
+   releases.
+
+**Features** of a release Z with respect to t (TAPAS and Groundhog query and distance features):
+the distances from t to its ``k`` nearest released rows (in the distance space of
+:mod:`privmetrics.encoding`, fitted on the reference); how many released rows equal t on each
+attribute (numbers: within the same decile of the reference) and on random subsets of three
+attributes; and each column's histogram (reference deciles or categories, shares).
+
+**Targets**: random rows of the evaluation pool, and the most vulnerable by the rule of Meeus et
+al. (2023): the largest mean distance to their 5 nearest neighbours in the population.
+
+Every random choice comes from ``seed``. ``leaky=True`` evaluates the forest on its own shadow
+releases instead of fresh ones, the mistake that makes any attack look successful; it exists so
+that the test suite can show its sanity checks fail on it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import roc_auc_score
+from sklearn.neighbors import NearestNeighbors
+
+from ..encoding import MixedEncoder
+from ..schema import Schema
+from ..synthesisers import make_synthesiser
+from ..threads import limited
+
+NEAREST = 5  # distances to this many nearest released rows
+SUBSETS = 3  # random attribute subsets of size 3 whose matches are counted
+BINS = 10  # reference deciles for numbers
+
+
+def vulnerable_targets(population: pd.DataFrame, schema: Schema, count: int) -> np.ndarray:
+    """Positions of the ``count`` rows with the largest mean distance to their 5 nearest other
+    rows (Meeus et al.'s rule), most vulnerable first."""
+    space = MixedEncoder(schema).fit(population).transform(population)
+    k = min(NEAREST + 1, len(population))
+    distances, _ = NearestNeighbors(n_neighbors=k).fit(space).kneighbors(space)
+    score = distances[:, 1:].mean(1)  # the first neighbour is the row itself
+    return np.argsort(-score, kind="stable")[:count]
+
+
+@dataclass
+class FeatureMaker:
+    """:func:`release_features` with everything fixed by the reference (bins, encoder, subsets)."""
+
+    schema: Schema
+    reference: pd.DataFrame
+    seed: int = 0
+
+    def __post_init__(self):
+        self.encoder = MixedEncoder(self.schema).fit(self.reference)
+        self.edges = {
+            c: np.unique(np.quantile(self.reference[c], np.linspace(0, 1, BINS + 1))[1:-1])
+            for c in self.schema.numerical
+        }
+        self.levels = {
+            c: np.sort(self.reference[c].astype(str).unique()) for c in self.schema.categorical
+        }
+        rng = np.random.default_rng(self.seed)
+        names = self.schema.names
+        size = min(3, len(names))
+        self.subsets = [list(rng.choice(names, size, replace=False)) for _ in range(SUBSETS)]
+
+    def _coded(self, frame: pd.DataFrame) -> pd.DataFrame:
+        out = {}
+        for c in self.schema.names:
+            if c in self.edges:
+                out[c] = np.searchsorted(self.edges[c], frame[c].to_numpy(float), side="right")
+            else:
+                out[c] = frame[c].astype(str).to_numpy()
+        return pd.DataFrame(out)
+
+    def __call__(self, release: pd.DataFrame, target: pd.Series) -> np.ndarray:
+        target_frame = target.to_frame().T.astype(release.dtypes.to_dict())
+        space = self.encoder.transform(release)
+        point = self.encoder.transform(target_frame)
+        k = min(NEAREST, len(release))
+        nearest = np.sort(np.sqrt(((space - point) ** 2).sum(1)))[:k]
+        coded, mine = self._coded(release), self._coded(target_frame).iloc[0]
+        equal = coded.eq(mine)
+        single = equal.mean().to_numpy()
+        subsets = [equal[s].all(1).mean() for s in self.subsets]
+        histograms = []
+        for c in self.schema.names:
+            if c in self.edges:
+                counts = np.bincount(coded[c], minlength=len(self.edges[c]) + 1)
+            else:
+                counts = (coded[c].to_numpy()[:, None] == self.levels[c][None, :]).sum(0)
+            histograms.append(counts / len(release))
+        return np.concatenate([nearest, single, subsets, *histograms]).astype(float)
+
+
+@dataclass
+class GameResult:
+    """One target's game: the forest's score and the truth for each evaluation release."""
+
+    target: int
+    kind: str  # "random" or "vulnerable"
+    scores: np.ndarray
+    truth: np.ndarray
+
+    @property
+    def auc(self) -> float:
+        return float(roc_auc_score(self.truth, self.scores))
+
+    @property
+    def advantage(self) -> float:
+        guess = self.scores >= 0.5
+        return float(guess[self.truth == 1].mean() - guess[self.truth == 0].mean())
+
+
+def _releases(technique, params, pool, target_row, schema, count, train_rows, rng, seed0):
+    """``count`` releases from tables drawn from ``pool``, the target in every second one."""
+    out = []
+    for r in range(count):
+        train = pool.iloc[rng.choice(len(pool), train_rows, replace=False)].reset_index(drop=True)
+        inside = r % 2 == 1
+        if inside:
+            train.iloc[-1] = target_row.to_numpy()
+        model = make_synthesiser(technique, seed=seed0 + r, **params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append((model.fit_sample(train, schema, train_rows), int(inside)))
+    return out
+
+
+def play(
+    population: pd.DataFrame,
+    schema: Schema,
+    technique: str,
+    params: dict,
+    target: int,
+    kind: str = "random",
+    train_rows: int = 200,
+    shadow: int = 40,
+    releases: int = 20,
+    seed: int = 0,
+    leaky: bool = False,
+    threads: int = 1,
+) -> GameResult:
+    """The game of the module doc for the target at position ``target`` of ``population``: the
+    population without it is split at random into the attacker's reference and the evaluation
+    pool, half each."""
+    rng = np.random.default_rng([seed, target])
+    target_row = population.iloc[target]
+    others = population.drop(index=population.index[target]).reset_index(drop=True)
+    order = rng.permutation(len(others))
+    reference = others.iloc[order[: len(others) // 2]].reset_index(drop=True)
+    pool = others.iloc[order[len(others) // 2 :]].reset_index(drop=True)
+    for name, part in (("reference", reference), ("evaluation pool", pool)):
+        if len(part) < train_rows:
+            raise ValueError(f"the {name} has {len(part)} rows, fewer than train_rows={train_rows}")
+    features = FeatureMaker(schema, reference, seed)
+    with limited(threads):
+        trained = _releases(technique, params, reference, target_row, schema, shadow, train_rows,
+                            rng, seed * 1_000_003 + 2 * target * 10_000)  # fmt: skip
+        x = np.array([features(z, target_row) for z, _ in trained])
+        y = np.array([label for _, label in trained])
+        forest = RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=1).fit(x, y)
+        if leaky:
+            tested = trained  # the forest judged on the releases it learnt from
+        else:
+            tested = _releases(technique, params, pool, target_row, schema, releases, train_rows,
+                               rng, seed * 1_000_003 + 2 * target * 10_000 + shadow)  # fmt: skip
+        scores = forest.predict_proba(np.array([features(z, target_row) for z, _ in tested]))[:, 1]
+    return GameResult(target, kind, scores, np.array([label for _, label in tested]))
+
+
+def tpr_at(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> float:
+    """The largest TPR over thresholds whose FPR is at most ``fpr``."""
+    best = 0.0
+    for t in np.unique(scores):
+        guess = scores >= t
+        if guess[truth == 0].mean() <= fpr + 1e-12:
+            best = max(best, guess[truth == 1].mean())
+    return float(best)
+
+
+def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.DataFrame:
+    """Per target kind: AUC, advantage and TPR at FPR 0.1 pooled over targets, each with a 95%
+    bootstrap interval (targets resampled, then releases within each target)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for kind in sorted({r.kind for r in results}):
+        part = [r for r in results if r.kind == kind]
+
+        def measure(games):
+            scores = np.concatenate([g.scores for g in games])
+            truth = np.concatenate([g.truth for g in games])
+            guess = scores >= 0.5
+            auc = roc_auc_score(truth, scores) if 0 < truth.mean() < 1 else np.nan
+            return (auc, guess[truth == 1].mean() - guess[truth == 0].mean(),
+                    tpr_at(scores, truth))  # fmt: skip
+
+        point = measure(part)
+        boot = []
+        for _ in range(draws):
+            games = []
+            for g in (part[i] for i in rng.integers(len(part), size=len(part))):
+                pick = rng.integers(len(g.truth), size=len(g.truth))
+                games.append(GameResult(g.target, kind, g.scores[pick], g.truth[pick]))
+            boot.append(measure(games))
+        low, high = np.nanpercentile(np.array(boot, dtype=float), [2.5, 97.5], axis=0)
+        for j, name in enumerate(("AUC", "advantage", "TPR at FPR 0.1")):
+            rows.append({"targets": kind, "measure": name, "value": point[j],
+                         "low": low[j], "high": high[j], "n targets": len(part)})  # fmt: skip
+    return pd.DataFrame(rows)
