@@ -88,9 +88,12 @@ def _run(args) -> int:
 
 
 def _verify(args) -> int:
+    import time
+
     from .experiments.store import ResultsStore
     from .experiments.verify import format_report, record, verify
 
+    start = time.perf_counter()
     report = verify(
         args.profile,
         store=ResultsStore(args.store) if args.store else None,
@@ -103,7 +106,7 @@ def _verify(args) -> int:
     )
     print(format_report(report, args.tolerance))
     if args.out:
-        record(report, args.out, args.profile, args.tolerance)
+        record(report, args.out, args.profile, args.tolerance, time.perf_counter() - start)
     return 1 if (report.verdict == "DIFFERENT").any() else 0
 
 

@@ -119,6 +119,11 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
 
 
+# techniques that train with torch: torch must be imported before a cell's thread cap is set, or
+# the first such cell of a worker trains on every core and the next ones on their share, and
+# their tables differ (torch adds in another order)
+TORCH_TECHNIQUES = ("pategan", "ctgan", "tvae")
+
 EXPECTED_WARNINGS = (UnseenCategoryWarning, OutlierWarning, FewIterationsWarning)
 
 
@@ -137,6 +142,8 @@ def compute_cell(
     generator) are silenced here; a library user still sees them."""
     if parent is not None:
         exit_with_parent(parent)
+    if cell.config.technique in TORCH_TECHNIQUES:
+        import torch  # noqa: F401  (loaded first, so that ``limited`` caps its threads too)
     start = time.perf_counter()
     with limited(threads), warnings.catch_warnings():
         for expected in EXPECTED_WARNINGS:

@@ -13,6 +13,10 @@ Beside the verdict: whether the regenerated table's checksum equals the stored o
 cell was made by the current code (its recorded code fingerprint) or by other code ("stale": a
 difference is then expected, and ``privmetrics run --refresh-stale`` recomputes it).
 
+Each cell is computed with the thread count the grid gives a cell (the profile's ``n_jobs``
+workers share the cores): with another count, torch and BLAS add in another order, and a long
+training run such as PATE-GAN's drifts to another table.
+
 Cells are chosen by name (``dataset/config/run``) or drawn: a seeded random order of the store's
 cells, taken round-robin over techniques so that every technique is represented, and skipping
 cells whose expected cost (:data:`COST_SECONDS`) would exceed ``budget_minutes``.
@@ -29,17 +33,17 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 from tqdm import tqdm
 
 from ..profiles import get_profile
 from ..synthesisers.cache import code_fingerprint
-from ..threads import available_cores
+from ..threads import available_cores, per_worker
 from .grid import paper_configurations
 from .runner import Cell, compute_cell, results_path
 from .store import ResultsStore
@@ -120,53 +124,62 @@ def verify(
         pick = choose_cells(table, sample, seed, budget_minutes)
     configs = _configurations()
     rows = []
+    threads = per_worker(settings.n_jobs)  # the grid's thread count per cell (module doc)
+    wanted = {
+        (c.dataset, c.config, int(c.run)): stored[
+            (stored.dataset == c.dataset) & (stored.config == c.config) & (stored.run == c.run)
+        ].set_index("metric")["score"]
+        for c in pick.itertuples()
+    }
     with tempfile.TemporaryDirectory(prefix="privmetrics-verify-") as cache:
-        for cell in tqdm(pick.itertuples(), total=len(pick), desc="verify", disable=not progress):
-            start = time.perf_counter()
-            mine = stored[
-                (stored.dataset == cell.dataset)
-                & (stored.config == cell.config)
-                & (stored.run == cell.run)
-            ].set_index("metric")["score"]
-            # the stored row count: a sample of that size (all rows when it is the dataset's size)
-            task = Cell(
-                cell.dataset, int(cell.rows), configs[cell.config], int(cell.run), int(cell.seed)
+        # the stored row count: a sample of that size (all rows when it is the dataset's size)
+        tasks = [
+            delayed(compute_cell)(
+                Cell(c.dataset, int(c.rows), configs[c.config], int(c.run), int(c.seed)),
+                list(wanted[c.dataset, c.config, int(c.run)].index), settings, cache, threads,
+                None, True,
             )
-            record, scores = compute_cell(
-                task, list(mine.index), settings, cache, threads=available_cores(), refresh=True
-            )
-            new = pd.Series({s["metric"]: s["score"] for s in scores})
-            gap = (new.reindex(mine.index) - mine).abs()
-            largest = float(gap.max()) if len(gap) else 0.0
-            same = int((new.reindex(mine.index) == mine).sum())
-            unrecorded = not isinstance(cell.code, str)
-            if adopt and unrecorded and len(mine) and largest <= tolerance:
-                fields = ("code", "cache_key", "generator", "table_checksum")
-                store.set_provenance(
-                    (cell.dataset, cell.config, int(cell.run)), {f: record[f] for f in fields}
-                )
-            rows.append(
-                {
-                    "dataset": cell.dataset,
-                    "config": cell.config,
-                    "run": int(cell.run),
-                    "scores": len(mine),
-                    "identical": same,
-                    "largest difference": largest,
-                    "table": _table_verdict(cell, record),
-                    "made by": "current code"
-                    if cell.code == code_fingerprint(cell.technique)
-                    else "code not recorded"
-                    if unrecorded
-                    else "other code (stale)",
-                    "verdict": "identical"
-                    if same == len(mine)
-                    else "within tolerance"
-                    if largest <= tolerance
-                    else "DIFFERENT",
-                    "seconds": time.perf_counter() - start,
-                }
-            )
+            for c in pick.itertuples()
+        ]  # fmt: skip
+        parallel = Parallel(n_jobs=settings.n_jobs, return_as="generator_unordered")
+        found = {}
+        for record, scores in tqdm(parallel(tasks), total=len(tasks), desc="verify",
+                                   disable=not progress):  # fmt: skip
+            found[record["dataset"], record["config"], record["run"]] = (record, scores)
+    for cell in pick.itertuples():
+        key = (cell.dataset, cell.config, int(cell.run))
+        record, scores = found[key]
+        mine = wanted[key]
+        new = pd.Series({s["metric"]: s["score"] for s in scores})
+        gap = (new.reindex(mine.index) - mine).abs()
+        largest = float(gap.max()) if len(gap) else 0.0
+        same = int((new.reindex(mine.index) == mine).sum())
+        unrecorded = not isinstance(cell.code, str)
+        if adopt and unrecorded and len(mine) and largest <= tolerance:
+            fields = ("code", "cache_key", "generator", "table_checksum")
+            store.set_provenance(key, {f: record[f] for f in fields})
+        rows.append(
+            {
+                "dataset": cell.dataset,
+                "config": cell.config,
+                "run": int(cell.run),
+                "scores": len(mine),
+                "identical": same,
+                "largest difference": largest,
+                "table": _table_verdict(cell, record),
+                "made by": "current code"
+                if cell.code == code_fingerprint(cell.technique)
+                else "code not recorded"
+                if unrecorded
+                else "other code (stale)",
+                "verdict": "identical"
+                if same == len(mine)
+                else "within tolerance"
+                if largest <= tolerance
+                else "DIFFERENT",
+                "seconds": record["cell_seconds"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -193,8 +206,14 @@ def format_report(report: pd.DataFrame, tolerance: float = TOLERANCE) -> str:
     return shown.to_string(index=False) + "\n" + summary
 
 
-def record(report: pd.DataFrame, path: str | Path, profile: str, tolerance: float) -> None:
-    """Keep ``report`` as JSON with when, where and by which commit it was run."""
+def record(
+    report: pd.DataFrame,
+    path: str | Path,
+    profile: str,
+    tolerance: float,
+    wall_seconds: float | None = None,
+) -> None:
+    """Keep ``report`` as JSON with when, where, how long and by which commit it was run."""
     from ..datasets import REPO_ROOT
     from .store import current_commit
 
@@ -206,6 +225,7 @@ def record(report: pd.DataFrame, path: str | Path, profile: str, tolerance: floa
         "cores": available_cores(),
         "load": load,
         "tolerance": tolerance,
+        "wall_seconds": wall_seconds,
         "cells": report.to_dict("records"),
     }
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -219,7 +239,8 @@ def to_markdown(path: str | Path) -> str:
     payload = json.loads(Path(path).read_text())
     report = pd.DataFrame(payload["cells"])
     verdicts = report.verdict.value_counts()
-    minutes = report.seconds.sum() / 60
+    wall = payload.get("wall_seconds")
+    minutes = (wall if wall is not None else report.seconds.sum()) / 60
     load = f", load {payload['load']:.1f}" if payload.get("load") is not None else ""
     head = (
         f"Last `make verify` on the `{payload['profile']}` store: {payload['finished']}, commit "
