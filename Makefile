@@ -41,7 +41,7 @@ test: setup browser
 
 # regenerate a sample of the shipped paper store's cells from scratch and compare every score
 verify: setup
-	$(PY) -m privmetrics verify --profile paper --sample 12 --budget-minutes 25 \
+	$(PY) -m privmetrics verify --profile paper --sample 12 --budget-minutes 25 --threads 2 \
 	  --out results/verify-paper.json
 
 bench: setup

@@ -103,6 +103,7 @@ def _verify(args) -> int:
         tolerance=args.tolerance,
         budget_minutes=args.budget_minutes,
         adopt=args.adopt,
+        threads=args.threads,
     )
     print(format_report(report, args.tolerance))
     if args.out:
@@ -202,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
         "--budget-minutes", type=float, help="draw only cells whose expected cost fits in this"
     )
     check.add_argument("--out", help="also record the report (JSON, with date and commit) here")
+    check.add_argument(
+        "--threads", type=int, help="threads for cells that record none (default: the grid's)"
+    )
     check.add_argument(
         "--adopt",
         action="store_true",

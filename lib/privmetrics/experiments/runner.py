@@ -163,6 +163,7 @@ def compute_cell(
         "rows": len(real),
         "synth_seconds": synth_seconds,
         "cell_seconds": time.perf_counter() - start,
+        "threads": threads,
         **provenance,
     }
     return record, scores.to_dict("records")

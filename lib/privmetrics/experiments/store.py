@@ -5,7 +5,9 @@ technique, parameters, seed, rows, synthesis time, the cell's wall time, the lib
 the commit that computed it, and what made its table: ``code`` (the technique's code fingerprint,
 :func:`~privmetrics.synthesisers.cache.code_fingerprint`), ``cache_key`` (the digest of the full
 cache key), ``generator`` (that key in clear: parameters, seed, schema, training-table checksum,
-code fingerprint, library versions) and ``table_checksum`` (SHA-256 of the generated table). ``scores`` has one row per metric on that table. A finished cell is
+code fingerprint, library versions), ``table_checksum`` (SHA-256 of the generated table) and
+``threads`` (the BLAS/torch threads the cell ran with: SDV's preprocessing and torch add in
+another order with another count, so a neural table regenerates only with the same count). ``scores`` has one row per metric on that table. A finished cell is
 written in **one transaction** (its cell row and all its scores), so a run killed at any moment
 leaves either the whole cell or nothing of it; the primary keys make a duplicate impossible.
 ``sessions`` has one row per runner invocation that computed something: profile, commit, start and
@@ -66,6 +68,7 @@ ADDED_COLUMNS = (
     ("cells", "cache_key", "TEXT"),
     ("cells", "generator", "TEXT"),
     ("cells", "table_checksum", "TEXT"),
+    ("cells", "threads", "INTEGER"),
 )
 
 
@@ -175,11 +178,13 @@ class ResultsStore:
             conn.execute(
                 "INSERT OR IGNORE INTO cells (dataset, config, run, technique, params, seed, rows,"
                 " synth_seconds, version, finished, cell_seconds, commit_id, code, cache_key,"
-                " generator, table_checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " generator, table_checksum, threads)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*key, cell["technique"], cell["params"], int(cell["seed"]), int(cell["rows"]),
                  cell.get("synth_seconds"), version("privmetrics"), now,
                  cell.get("cell_seconds"), cell.get("commit_id"), cell.get("code"),
-                 cell.get("cache_key"), cell.get("generator"), cell.get("table_checksum")),
+                 cell.get("cache_key"), cell.get("generator"), cell.get("table_checksum"),
+                 cell.get("threads")),
             )  # fmt: skip
             conn.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
             if session is not None:
@@ -192,7 +197,7 @@ class ResultsStore:
     def set_provenance(self, cell: tuple[str, str, int], fields: dict) -> None:
         """Record what made an existing cell's table (code, cache_key, generator,
         table_checksum), e.g. once ``privmetrics verify`` has regenerated it identically."""
-        allowed = {"code", "cache_key", "generator", "table_checksum"}
+        allowed = {"code", "cache_key", "generator", "table_checksum", "threads"}
         if not set(fields) <= allowed:
             raise ValueError(
                 f"only {sorted(allowed)} can be set, not {sorted(set(fields) - allowed)}"

@@ -13,9 +13,11 @@ Beside the verdict: whether the regenerated table's checksum equals the stored o
 cell was made by the current code (its recorded code fingerprint) or by other code ("stale": a
 difference is then expected, and ``privmetrics run --refresh-stale`` recomputes it).
 
-Each cell is computed with the thread count the grid gives a cell (the profile's ``n_jobs``
-workers share the cores): with another count, torch and BLAS add in another order, and a long
-training run such as PATE-GAN's drifts to another table.
+Each cell is computed with the thread count it records (``threads``); a cell that records none
+(computed before the store kept it) with ``threads`` as given (default: the grid's count per
+cell, the profile's ``n_jobs`` workers sharing the cores). With another count, torch and BLAS
+add in another order, and a long training run (PATE-GAN, SDV's CTGAN and TVAE, whose
+preprocessing fits mixtures with BLAS) drifts to another table.
 
 Cells are chosen by name (``dataset/config/run``) or drawn: a seeded random order of the store's
 cells, taken round-robin over techniques so that every technique is represented, and skipping
@@ -105,6 +107,7 @@ def verify(
     budget_minutes: float | None = None,
     progress: bool = True,
     adopt: bool = False,
+    threads: int | None = None,
 ) -> pd.DataFrame:
     """One row per verified cell (see the module doc); ``cells`` as ``"dataset/config/run"``."""
     settings = get_profile(profile)
@@ -124,7 +127,12 @@ def verify(
         pick = choose_cells(table, sample, seed, budget_minutes)
     configs = _configurations()
     rows = []
-    threads = per_worker(settings.n_jobs)  # the grid's thread count per cell (module doc)
+    default = threads or per_worker(settings.n_jobs)  # for cells that record no count (module doc)
+
+    def threads_of(c) -> int:
+        recorded = getattr(c, "threads", None)
+        return int(recorded) if recorded is not None and recorded == recorded else default
+
     wanted = {
         (c.dataset, c.config, int(c.run)): stored[
             (stored.dataset == c.dataset) & (stored.config == c.config) & (stored.run == c.run)
@@ -136,8 +144,8 @@ def verify(
         tasks = [
             delayed(compute_cell)(
                 Cell(c.dataset, int(c.rows), configs[c.config], int(c.run), int(c.seed)),
-                list(wanted[c.dataset, c.config, int(c.run)].index), settings, cache, threads,
-                None, True,
+                list(wanted[c.dataset, c.config, int(c.run)].index), settings, cache,
+                threads_of(c), None, True,
             )
             for c in pick.itertuples()
         ]  # fmt: skip
@@ -156,7 +164,7 @@ def verify(
         same = int((new.reindex(mine.index) == mine).sum())
         unrecorded = not isinstance(cell.code, str)
         if adopt and unrecorded and len(mine) and largest <= tolerance:
-            fields = ("code", "cache_key", "generator", "table_checksum")
+            fields = ("code", "cache_key", "generator", "table_checksum", "threads")
             store.set_provenance(key, {f: record[f] for f in fields})
         rows.append(
             {
