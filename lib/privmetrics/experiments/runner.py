@@ -27,7 +27,6 @@ recorded in the store with its commit, machine and wall time.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -44,7 +43,7 @@ from ..datasets import REPO_ROOT, load_dataset
 from ..metrics import evaluate, select
 from ..profiles import Profile, get_profile
 from ..synthesisers import SyntheticCache
-from ..synthesisers.cache import code_fingerprint, key_digest, table_checksum
+from ..synthesisers.cache import code_fingerprint, key_digest, key_text, table_checksum
 from ..synthesisers.pategan import FewIterationsWarning
 from ..threads import available_cores, limited, per_worker
 from ..validation import OutlierWarning, UnseenCategoryWarning
@@ -93,7 +92,7 @@ def generated_with_provenance(
     provenance = {
         "code": cache.last_key["code"],
         "cache_key": key_digest(cache.last_key),
-        "generator": json.dumps(cache.last_key, sort_keys=True, default=str),
+        "generator": key_text(cache.last_key),
         "table_checksum": table_checksum(synthetic),
     }
     return real, schema, synthetic, provenance

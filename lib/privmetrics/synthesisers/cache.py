@@ -117,9 +117,14 @@ def library_versions() -> dict[str, str]:
     return out
 
 
+def key_text(key: dict) -> str:
+    """A cache key in clear, canonical JSON (what a file's metadata and the store record)."""
+    return json.dumps(key, sort_keys=True, default=str)
+
+
 def key_digest(key: dict) -> str:
     """The short hash of a cache key (also the file name's digest)."""
-    return hashlib.sha1(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:20]
+    return hashlib.sha1(key_text(key).encode()).hexdigest()[:20]
 
 
 def table_checksum(table: pd.DataFrame) -> str:
@@ -158,10 +163,6 @@ class SyntheticCache:
             "code": code_fingerprint(technique),
             "libraries": library_versions(),
         }
-
-    @staticmethod
-    def _clear(key: dict) -> str:
-        return json.dumps(key, sort_keys=True, default=str)
 
     def path(self, key: dict) -> Path:
         return self.root / f"{key['dataset']}-{key['technique']}-{key_digest(key)}.parquet"
@@ -215,7 +216,7 @@ class SyntheticCache:
         except Exception as exc:  # truncated, not Parquet, no metadata: all mean "regenerate"
             problem = f"it cannot be read ({type(exc).__name__}: {exc})"
         else:
-            if meta.get("key") != self._clear(key):
+            if meta.get("key") != key_text(key):
                 problem = f"it was stored for another key ({meta.get('key')})"
             elif meta.get("checksum") != table_checksum(table):
                 problem = "its contents do not match their checksum (damaged or edited)"
@@ -231,7 +232,7 @@ class SyntheticCache:
     def write(self, path: Path, key: dict, table: pd.DataFrame) -> None:
         """Store ``table`` for ``key`` atomically (a temporary file unique to this writer, renamed)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        meta = {"key": self._clear(key), "checksum": table_checksum(table)}
+        meta = {"key": key_text(key), "checksum": table_checksum(table)}
         arrow = pa.Table.from_pandas(table, preserve_index=False)
         arrow = arrow.replace_schema_metadata(
             {**(arrow.schema.metadata or {}), META_KEY: json.dumps(meta).encode()}
