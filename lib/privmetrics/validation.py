@@ -236,10 +236,9 @@ def validate(
     for col in schema.numerical:
         low, high = float(real[col].min()), float(real[col].max())
         spread = max(high - low, abs(high), abs(low), 1e-300)
-        values = synthetic[col].to_numpy(float)
-        beyond = np.maximum(low - values, values - high) / spread
-        if beyond.max() > OUTLIER_RANGES:
-            report.outliers[col] = float(values[np.argmax(beyond)])
+        extreme = farthest_outside(synthetic[col].to_numpy(float), low, high, spread)
+        if extreme is not None:
+            report.outliers[col] = extreme
     _warn(report, warn)
     return report
 
@@ -254,10 +253,17 @@ def far_from_bulk(frame: pd.DataFrame, schema: Schema) -> dict[str, float]:
         values = frame[col].to_numpy(float)
         low, high = np.percentile(values, [1, 99])
         spread = max(high - low, abs(high), abs(low)) or 1.0
-        beyond = np.maximum(low - values, values - high) / spread
-        if beyond.max() > OUTLIER_RANGES:
-            out[col] = float(values[np.argmax(beyond)])
+        extreme = farthest_outside(values, low, high, spread)
+        if extreme is not None:
+            out[col] = extreme
     return out
+
+
+def farthest_outside(values: np.ndarray, low: float, high: float, spread: float) -> float | None:
+    """The value farthest outside [low, high] when it lies more than ``OUTLIER_RANGES`` spreads
+    beyond it, else None."""
+    beyond = np.maximum(low - values, values - high) / spread
+    return float(values[np.argmax(beyond)]) if beyond.max() > OUTLIER_RANGES else None
 
 
 def _warn(report: ValidationReport, warn: bool) -> None:

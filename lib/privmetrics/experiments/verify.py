@@ -115,14 +115,14 @@ def verify(
     stored = store.results()
     table = store.cells()
     if cells:
-        wanted = [
+        named = [
             tuple(c.rsplit("/", 1)[0].split("/", 1)) + (int(c.rsplit("/", 1)[1]),) for c in cells
         ]
         keys = set(zip(table.dataset, table.config, table.run, strict=True))
-        missing = [c for c, w in zip(cells, wanted, strict=True) if w not in keys]
+        missing = [c for c, w in zip(cells, named, strict=True) if w not in keys]
         if missing:
             raise KeyError(f"no such cell(s) in {store.path}: {missing}")
-        pick = table.set_index(["dataset", "config", "run"]).loc[wanted].reset_index()
+        pick = table.set_index(["dataset", "config", "run"]).loc[named].reset_index()
     else:
         pick = choose_cells(table, sample, seed, budget_minutes)
     configs = _configurations()
