@@ -17,7 +17,10 @@ Each cell is computed with the thread count it records (``threads``); a cell tha
 (computed before the store kept it) with ``threads`` as given (default: the grid's count per
 cell, the profile's ``n_jobs`` workers sharing the cores). With another count, torch and BLAS
 add in another order, and a long training run (PATE-GAN, SDV's CTGAN and TVAE, whose
-preprocessing fits mixtures with BLAS) drifts to another table.
+preprocessing fits mixtures with BLAS) drifts to another table. For the same reason each cell runs
+in a fresh interpreter that inherits the caller's environment unchanged (not in joblib's workers,
+which cap the OpenMP and BLAS variables): there, the store's CTGAN and TVAE cells regenerate bit
+for bit, while in joblib's workers four of them did not.
 
 Cells are chosen by name (``dataset/config/run``) or drawn: a seeded random order of the store's
 cells, taken round-robin over techniques so that every technique is represented, and skipping
@@ -33,14 +36,15 @@ it for the book's reproduce page.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import tempfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from tqdm import tqdm
 
 from ..profiles import get_profile
@@ -142,18 +146,27 @@ def verify(
     with tempfile.TemporaryDirectory(prefix="privmetrics-verify-") as cache:
         # the stored row count: a sample of that size (all rows when it is the dataset's size)
         tasks = [
-            delayed(compute_cell)(
+            (
                 Cell(c.dataset, int(c.rows), configs[c.config], int(c.run), int(c.seed)),
                 list(wanted[c.dataset, c.config, int(c.run)].index), settings, cache,
                 threads_of(c), None, True,
             )
             for c in pick.itertuples()
         ]  # fmt: skip
-        parallel = Parallel(n_jobs=settings.n_jobs, return_as="generator_unordered")
+        # Each cell in a fresh interpreter that inherits this environment as it is, as a reviewer
+        # running one cell would: joblib's workers cap the OpenMP/BLAS variables, and SDV's
+        # tables then come out different from those made in a plain process.
         found = {}
-        for record, scores in tqdm(parallel(tasks), total=len(tasks), desc="verify",
-                                   disable=not progress):  # fmt: skip
-            found[record["dataset"], record["config"], record["run"]] = (record, scores)
+        with ProcessPoolExecutor(
+            max_workers=max(1, min(settings.n_jobs, len(tasks))),
+            mp_context=multiprocessing.get_context("spawn"),
+            max_tasks_per_child=1,
+        ) as pool:
+            futures = [pool.submit(compute_cell, *task) for task in tasks]
+            for future in tqdm(as_completed(futures), total=len(futures), desc="verify",
+                               disable=not progress):  # fmt: skip
+                record, scores = future.result()
+                found[record["dataset"], record["config"], record["run"]] = (record, scores)
     for cell in pick.itertuples():
         key = (cell.dataset, cell.config, int(cell.run))
         record, scores = found[key]
