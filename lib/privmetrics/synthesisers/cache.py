@@ -69,27 +69,41 @@ NOT_GENERATING = frozenset({"privmetrics.validation", "privmetrics.schema"})
 
 
 def code_digest(source: str) -> str:
-    """SHA-256 of a module's code without its docstrings, comments and layout (its AST), so that
-    editing documentation or reformatting does not make every cached table stale."""
+    """SHA-256 of a module's code without its docstrings, comments, layout and import statements
+    (its AST), so that editing documentation, reformatting or moving a module to another package
+    does not make every cached table stale; what the imports bring in is hashed on its own."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            node.body = body[1:] or [ast.Pass()]
+        if not isinstance(body, list):
+            continue
+        kept = [
+            statement
+            for statement in body
+            if not isinstance(statement, ast.Import | ast.ImportFrom)
+            and not (
+                isinstance(statement, ast.Expr)
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)
+            )
+        ]
+        node.body = kept or ([] if isinstance(node, ast.Module) else [ast.Pass()])
     return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
 
 
+EMPTY_MODULE = code_digest("")
+
+
 @cache
+def _module_digest(path: str) -> str:
+    return code_digest(Path(path).read_text())
+
+
 def code_fingerprint(technique: str) -> str:
     """The first 16 hex digits of a hash over the code (:func:`code_digest`) of the technique's
     module and of every ``privmetrics`` module it reaches through its imports, transitively,
-    except :data:`NOT_GENERATING`."""
+    except :data:`NOT_GENERATING`. Module names are left out (their sorted digests are hashed), so
+    the fingerprint follows the code, not where it lives."""
     from .base import SYNTHESISERS
 
     seen, todo = set(), [SYNTHESISERS[technique].__module__]
@@ -99,11 +113,15 @@ def code_fingerprint(technique: str) -> str:
             continue
         seen.add(name)
         todo.extend(_package_modules(sys.modules[name]) - seen)
+    digests = sorted(
+        _module_digest(path)
+        for name in seen
+        if (path := getattr(sys.modules[name], "__file__", None))
+    )
     digest = hashlib.sha256()
-    for name in sorted(seen):
-        path = getattr(sys.modules[name], "__file__", None)
-        if path:
-            digest.update(f"{name}:{code_digest(Path(path).read_text())};".encode())
+    for code in digests:
+        if code != EMPTY_MODULE:
+            digest.update(f"{code};".encode())
     return digest.hexdigest()[:16]
 
 
