@@ -32,7 +32,7 @@ browser:
 	      || { tail -20 /tmp/privmetrics-browser.log; echo "chromium installation failed"; exit 1; }; }
 
 reproduce: setup
-	$(PY) -m privmetrics.reproduce --profile $(PROFILE) \
+	$(PY) -m privmetrics.compendium.reproduce --profile $(PROFILE) \
 	  $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(LOCAL_CLUSTER),--local-cluster $(LOCAL_CLUSTER))
 
 test: setup browser

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privmetrics.schema import Schema
+from privmetrics.data.schema import Schema
 
 
 @pytest.fixture

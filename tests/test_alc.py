@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privmetrics import alc as A
+from privmetrics.attacks import alc as A
 
 
 @pytest.mark.parametrize(
@@ -115,7 +115,7 @@ def test_halting_rule():
 
 # --- the measurement: best-row-match attack against the random-forest baseline --------------------
 
-from privmetrics.inference import alc_score, best_row_match, measure_alc, select_targets  # noqa: E402
+from privmetrics.attacks.inference import alc_score, best_row_match, measure_alc, select_targets  # noqa: E402
 
 
 def test_best_row_match_test_vector():
@@ -242,7 +242,7 @@ def test_alc_figure_draws_curves_pairs_and_best(secret_table):
     import matplotlib
 
     matplotlib.use("Agg")
-    from privmetrics.plots import PRC_LEVELS, plot_alc
+    from privmetrics.compendium.plots import PRC_LEVELS, plot_alc
 
     frame, schema = secret_table
     result = measure_alc(frame, frame.copy(), schema, "secret", seed=0)

@@ -9,9 +9,9 @@ import pytest
 
 from privmetrics.__main__ import main
 from privmetrics.audit import audit, position, position_interval, reading, relative_reading
+from privmetrics.data.schema import infer_schema
+from privmetrics.data.validation import InvalidInputError
 from privmetrics.metrics import REGISTRY
-from privmetrics.schema import infer_schema
-from privmetrics.validation import InvalidInputError
 
 FINAL = [m.name for m in REGISTRY.values() if m.final]
 

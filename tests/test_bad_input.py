@@ -23,10 +23,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privmetrics.datasets import load_dataset
+from privmetrics.data.datasets import load_dataset
+from privmetrics.data.validation import InvalidInputError, OutlierWarning, UnseenCategoryWarning
 from privmetrics.metrics import compute, get_metric, select
 from privmetrics.synthesisers import SYNTHESISERS, make_synthesiser
-from privmetrics.validation import InvalidInputError, OutlierWarning, UnseenCategoryWarning
 
 ROWS = 40
 PROFILE = settings(
@@ -359,7 +359,7 @@ def test_a_huge_value_leaves_neighbours_exact(pair300):
     reference on the same encoding (the float32 preselection gave 0.02 instead of ~0.47)."""
     from scipy.spatial.distance import cdist
 
-    from privmetrics.pair import Pair
+    from privmetrics.geometry.pair import Pair
 
     real, synthetic, schema = pair300
     bad = synthetic.copy()

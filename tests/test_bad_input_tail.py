@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 import privmetrics.__main__ as cli
-from privmetrics.datasets import load_dataset
+from privmetrics.data.datasets import load_dataset
+from privmetrics.data.schema import Schema, SchemaError
+from privmetrics.data.validation import InvalidInputError, OutlierWarning
 from privmetrics.metrics import compute
-from privmetrics.schema import Schema, SchemaError
-from privmetrics.validation import InvalidInputError, OutlierWarning
 
 ONE_ROW = ["CloseValueProb", "DistantValueProb", "NearestSynNeighborDistance",
            "AttributeInference", "CGeneralizedCAP"]  # fmt: skip

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privmetrics.bench import format_table
-from privmetrics.bench_scale import format_scale, growth_exponent, run_scale
+from privmetrics.compendium.bench import format_table
+from privmetrics.compendium.bench_scale import format_scale, growth_exponent, run_scale
 from privmetrics.metrics import REGISTRY, select
 
 

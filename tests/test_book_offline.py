@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from privmetrics.bookcheck import INSTALL_HINT, check_book, check_page, find_browser
-from privmetrics.reproduce import build_book, stage_unexecuted
+from privmetrics.compendium.bookcheck import INSTALL_HINT, check_book, check_page, find_browser
+from privmetrics.compendium.reproduce import build_book, stage_unexecuted
 
 
 @pytest.fixture(scope="module")

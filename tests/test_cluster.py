@@ -13,8 +13,8 @@ pytest.importorskip("distributed")
 
 from privmetrics.experiments import runner
 from privmetrics.experiments.cluster import dask_client
+from privmetrics.experiments.profiles import PROFILES
 from privmetrics.experiments.store import ResultsStore
-from privmetrics.profiles import PROFILES
 
 SMOKE = PROFILES["smoke"]
 KEY = ["dataset", "config", "run", "metric"]

@@ -3,7 +3,7 @@
 import pytest
 import yaml
 
-from privmetrics.crossref import CROSSREF, crossref_table, load_crossref
+from privmetrics.compendium.crossref import CROSSREF, crossref_table, load_crossref
 from privmetrics.metrics import select
 
 

@@ -3,9 +3,10 @@ import hashlib
 import pandas as pd
 import pytest
 
-from privmetrics import datasets
-from privmetrics.schema import ColumnType
-from privmetrics.validation import validate
+from privmetrics.data import datasets
+from privmetrics.data.schema import ColumnType
+from privmetrics.data.validation import validate
+from privmetrics.paths import checkout_root
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +43,7 @@ def test_shape_types_and_schema(loaded, name):
 
 def test_texas_is_the_first_25000_rows_unprocessed(loaded):
     texas = loaded["texas"].frame
-    raw = pd.read_csv(datasets.REPO_ROOT / "../shared/data/texas.csv", dtype=str, nrows=3)
+    raw = pd.read_csv(checkout_root() / "../shared/data/texas.csv", dtype=str, nrows=3)
     assert texas.loc[1, "PAT_AGE"] == raw.loc[1, "PAT_AGE"] == "01"  # leading zero kept
     assert texas.loc[0, "TOTAL_CHARGES"] == float(raw.loc[0, "TOTAL_CHARGES"])
     assert "INVALID" in set(texas["RACE"]) | set(texas["PAT_STATUS"]) | set(texas["SEX_CODE"])
@@ -108,7 +109,7 @@ def test_texas_unavailable_offline_gives_clear_error(tmp_path, monkeypatch):
 
 
 def test_shared_texas_copy_is_a_published_version():
-    content = (datasets.REPO_ROOT / "../shared/data/texas.csv").read_bytes()
+    content = (checkout_root() / "../shared/data/texas.csv").read_bytes()
     assert hashlib.sha256(content).hexdigest() == (
         "3290d8e2a6245753b1a45ed2e5ec1c72ff2c0c350bad80a8c26abd6a5cc6237e"
     )
@@ -131,7 +132,7 @@ def test_demographic_attacker_keys():
 
 
 def test_health_table_follows_footnote_1():
-    from privmetrics.datasets import health_table
+    from privmetrics.data.datasets import health_table
 
     frame = health_table(rows=20_000, seed=3)
     assert list(frame.columns) == ["HEIGHT", "WEIGHT", "BMI", "DBP", "SBP"]

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from scipy.spatial import Voronoi
 
-from privmetrics import disclosure as rod
+from privmetrics.data.schema import Schema
+from privmetrics.disclosure import notions as rod
 from privmetrics.metrics import compute
-from privmetrics.schema import Schema
 
 O_EXAMPLE = np.array([(3, 5, 1, 2, 3), (8, 1, 2, 3, 4), (2, 2, 3, 4, 5)], float)
 D_EXAMPLE = np.array([(4, 5, 1, 2, 3), (8, 7, 2, 3, 4), (3, 1, 2, 3, 4)], float)

@@ -13,12 +13,12 @@ from privmetrics.attacks.dp_audit import (
     outlier_target,
     release_max_auc,
 )
-from privmetrics.datasets import load_dataset
-from privmetrics.domain import Bounds, Categories, DomainError, dp_bounds, parse_domain
-from privmetrics.schema import Schema
+from privmetrics.data.datasets import load_dataset
+from privmetrics.data.domain import Bounds, Categories, DomainError, dp_bounds, parse_domain
+from privmetrics.data.schema import Schema
+from privmetrics.data.validation import InvalidInputError
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.synthesisers.discretise import DataDomainWarning, Discretiser
-from privmetrics.validation import InvalidInputError
 
 # --- the domain itself -------------------------------------------------------------------------
 

@@ -4,13 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privmetrics.bench import generated_texas_like
-from privmetrics.fidelity import marginal_distance
-from privmetrics.schema import Schema
+from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.data.schema import Schema
+from privmetrics.data.validation import InvalidInputError
+from privmetrics.geometry.fidelity import marginal_distance
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.synthesisers.accounting import Ledger, MomentsAccountant
 from privmetrics.synthesisers.privbayes import mi_sensitivity, mutual_information
-from privmetrics.validation import InvalidInputError
 
 GRID = [0.2, 1.0, 2.0, 10.0]
 

@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privmetrics.epsilon import (
+from privmetrics.data.schema import Schema
+from privmetrics.disclosure.epsilon import (
     ReciprocalCurve,
     advise_epsilon,
     epsilon_from_noise_bound,
@@ -14,7 +15,6 @@ from privmetrics.epsilon import (
     select_epsilon,
     utility_error,
 )
-from privmetrics.schema import Schema
 
 TABLE2_EPS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10]
 TABLE2_REAL = [91.1924361, 9.1253869, 3.1175912, 0.6377946, 0.4102599, 0.1385792, 0.1335111]

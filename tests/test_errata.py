@@ -6,11 +6,12 @@ from pathlib import Path
 import yaml
 
 from privmetrics.metrics import REGISTRY
+from privmetrics.paths import resource
 
 ROOT = Path(__file__).resolve().parents[1]
-ERRATA = yaml.safe_load((ROOT / "data" / "paper" / "errata.yml").read_text())
+ERRATA = yaml.safe_load(resource("paper", "errata.yml").read_text())
 CITED = re.compile(r"\b(?:HS|PE)-\d+\b")
-MODULES = {"datasets", "metrics", "profiles", "experiments.analysis"}
+MODULES = {"data.datasets", "metrics", "experiments.profiles", "experiments.analysis"}
 
 
 def test_every_cited_erratum_exists():

@@ -1,8 +1,8 @@
 import pandas as pd
 import pytest
 
-from privmetrics.fidelity import column_tvd, marginal_distance
-from privmetrics.schema import Schema
+from privmetrics.data.schema import Schema
+from privmetrics.geometry.fidelity import column_tvd, marginal_distance
 
 
 def test_total_variation_by_hand():

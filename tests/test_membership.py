@@ -2,7 +2,7 @@
 
 import pytest
 
-from privmetrics.membership import member_nonmember_alc, tradeoff
+from privmetrics.attacks.membership import member_nonmember_alc, tradeoff
 from privmetrics.synthesisers.cache import SyntheticCache
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from privmetrics.attacks.dp_audit import clopper_pearson
 from privmetrics.attacks.membership_game import play, summarise, tpr_at, vulnerable_targets
-from privmetrics.datasets import load_dataset
+from privmetrics.data.datasets import load_dataset
 
 SIZES = {"train_rows": 200, "shadow": 40, "releases": 20}
 

@@ -5,11 +5,11 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from privmetrics.bench import generated_texas_like
+from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.data.schema import Schema
+from privmetrics.data.validation import InvalidInputError
+from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import REGISTRY, Category, compute, evaluate, get_metric, select
-from privmetrics.pair import Pair
-from privmetrics.schema import Schema
-from privmetrics.validation import InvalidInputError
 
 ALL = list(REGISTRY)
 

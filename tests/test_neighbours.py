@@ -3,10 +3,10 @@ import pandas as pd
 import pytest
 from sklearn.neighbors import NearestNeighbors
 
-from privmetrics.encoding import MixedEncoder, quantile_bins
-from privmetrics.neighbours import knn
-from privmetrics.projection import FAMD
-from privmetrics.schema import Schema
+from privmetrics.data.schema import Schema
+from privmetrics.geometry.encoding import MixedEncoder, quantile_bins
+from privmetrics.geometry.neighbours import knn
+from privmetrics.geometry.projection import FAMD
 
 
 @pytest.mark.parametrize("dims", [2, 40])  # the KD-tree route and the brute-force route
@@ -151,9 +151,9 @@ def test_identity_pair_at_texas_scale_finds_every_copy():
     """Texas 25,000 rows against itself: every real row's nearest synthetic row is its copy at
     distance 0 in both spaces, so IdentifiabilityScore is the share of rows without a duplicate
     (d(y, Y) = 0 exactly for those), counted here by pandas (issue 19: 0.99728 was returned)."""
-    from privmetrics.datasets import load_dataset
+    from privmetrics.data.datasets import load_dataset
+    from privmetrics.geometry.pair import Pair
     from privmetrics.metrics import compute
-    from privmetrics.pair import Pair
 
     real, schema = load_dataset("texas")
     pair = Pair(real, real.copy(), schema)
@@ -190,7 +190,7 @@ def test_equal_mismatch_counts_give_equal_distances(rng):
 def test_one_scan_both_ways_and_within_a_table_match_the_reference(rng, dims):
     """nearest_both / nearest_other give what separate exact searches give, with duplicates
     across and within the tables and ties on a coarse grid; sizes span several tiles."""
-    from privmetrics.neighbours import TILE_COLS, nearest_both, nearest_other
+    from privmetrics.geometry.neighbours import TILE_COLS, nearest_both, nearest_other
 
     # ties on a grid for the scan; continuous values for the tree, which breaks exact ties its own way
     a = rng.integers(0, 3, (TILE_COLS + 700, dims)) * 0.5 if dims > 8 else rng.random((2748, dims))

@@ -5,7 +5,7 @@ database and synthetic-table cache."""
 import nbformat
 import pytest
 
-from privmetrics.reproduce import NOTEBOOKS, run_notebooks
+from privmetrics.compendium.reproduce import NOTEBOOKS, run_notebooks
 
 
 @pytest.mark.slow
@@ -35,9 +35,9 @@ def course_chapters() -> list[str]:
 
     import yaml
 
-    from privmetrics.datasets import REPO_ROOT
+    from privmetrics.paths import checkout_root
 
-    toc = yaml.safe_load((REPO_ROOT / "_toc.yml").read_text())
+    toc = yaml.safe_load((checkout_root() / "_toc.yml").read_text())
     names = []
     for part in toc["parts"]:
         if part["caption"].startswith(("Background", "Experiments")):
@@ -52,9 +52,9 @@ COURSE_CHAPTERS = course_chapters()
 
 @pytest.mark.parametrize("name", COURSE_CHAPTERS)
 def test_background_and_experiment_chapters_end_with_exercises_and_solutions(name):
-    from privmetrics.datasets import REPO_ROOT
+    from privmetrics.paths import checkout_root
 
-    cells = nbformat.read(REPO_ROOT / "notebooks" / f"{name}.ipynb", as_version=4).cells
+    cells = nbformat.read(checkout_root() / "notebooks" / f"{name}.ipynb", as_version=4).cells
     start = next(i for i, c in enumerate(cells) if c.source.startswith("## Exercises"))
     after = cells[start + 1 :]
     questions = [
@@ -73,7 +73,7 @@ def test_unknown_profile_fails_before_running(tmp_path):
 def test_the_book_hides_code_and_shows_one_parameter_cell(tmp_path):
     import nbformat
 
-    from privmetrics.reproduce import tag_for_book
+    from privmetrics.compendium.reproduce import tag_for_book
 
     notebook = nbformat.v4.new_notebook(
         cells=[

@@ -13,14 +13,14 @@ import pytest
 pytest.importorskip("sdmetrics")
 pytest.importorskip("syntheval")
 
-from privmetrics.datasets import load_dataset
-from privmetrics.peers import (
+from privmetrics.compendium.peers import (
     COMPARISONS,
     TOLERANCE,
     agreement_summary,
     crosscheck,
     crosscheck_all,
 )
+from privmetrics.data.datasets import load_dataset
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.synthesisers.discretise import DataDomainWarning
 

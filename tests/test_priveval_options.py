@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from privmetrics.bench import generated_texas_like
+from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.data.schema import Schema
+from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import compute
-from privmetrics.pair import Pair
-from privmetrics.schema import Schema
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from dataclasses import replace
 import pytest
 
 from privmetrics.experiments import runner
+from privmetrics.experiments.profiles import PROFILES
 from privmetrics.experiments.store import ResultsStore
-from privmetrics.profiles import PROFILES
 
 METRICS = ["DCR", "KSTest", "CommonRowsProportion"]
 TECHNIQUES = ("random", "privbayes", "real")  # 1 + 4 + 1 = 6 configurations

@@ -1,15 +1,15 @@
-"""Scores from sampled target rows (privmetrics.sampled): exact neighbours for the targets,
+"""Scores from sampled target rows (privmetrics.metrics.sampled): exact neighbours for the targets,
 the right rows lined up, the whole table when the targets cover it, and a refusal for metrics
 whose score is not an average over rows."""
 
 import numpy as np
 import pytest
 
-from privmetrics.bench import generated_texas_like
+from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.data.validation import InvalidInputError
+from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import REGISTRY, evaluate, get_metric
-from privmetrics.pair import Pair
-from privmetrics.sampled import SampledPair, estimable, estimate, sampling_error
-from privmetrics.validation import InvalidInputError
+from privmetrics.metrics.sampled import SampledPair, estimable, estimate, sampling_error
 
 
 @pytest.fixture(scope="module")

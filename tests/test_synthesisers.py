@@ -2,9 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privmetrics.bench import generated_texas_like
+from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.data.validation import InvalidInputError
 from privmetrics.synthesisers import SYNTHESISERS, make_synthesiser
-from privmetrics.validation import InvalidInputError
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from privmetrics.timings import NO_REPORT, TimingReport, cpu_seconds
+from privmetrics.compendium.timings import NO_REPORT, TimingReport, cpu_seconds
 
 
 def busy(cpu: float) -> None:

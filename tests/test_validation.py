@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privmetrics.schema import Schema
-from privmetrics.validation import InvalidInputError, validate
+from privmetrics.data.schema import Schema
+from privmetrics.data.validation import InvalidInputError, validate
 
 
 def test_valid_triple_has_no_remarks(tiny):
@@ -118,7 +118,7 @@ def test_schema_views(tiny):
 
 
 def test_infer_schema_on_mixed_types():
-    from privmetrics.schema import infer_schema
+    from privmetrics.data.schema import infer_schema
 
     frame = pd.DataFrame(
         {

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 from privmetrics.experiments.ways import edition, redefined_metrics
+from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import REGISTRY, VARIANTS, compute, get_metric, select
-from privmetrics.pair import Pair
 
 
 def results_table():

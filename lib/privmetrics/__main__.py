@@ -12,7 +12,7 @@ def comma_list(text: str) -> list[str]:
 
 
 def _list(args) -> int:
-    from .metrics import REGISTRY
+    from privmetrics.metrics import REGISTRY
 
     for spec in REGISTRY.values():
         print(f"{spec.name:<28} {spec.category:<18} {spec.kind}")
@@ -20,20 +20,20 @@ def _list(args) -> int:
 
 
 def _bench(args) -> int:
-    from .bench import format_table, run_benchmark
+    from privmetrics.compendium.bench import format_table, run_benchmark
 
     print(format_table(run_benchmark(rows=args.rows, seed=args.seed)))
     return 0
 
 
 def _bench_scale(args) -> int:
-    from .bench_scale import run
+    from privmetrics.compendium.bench_scale import run
 
     return run(args)
 
 
 def _bench_synth(args) -> int:
-    from .bench_synthesisers import format_timing, time_synthesisers
+    from privmetrics.compendium.bench_synthesisers import format_timing, time_synthesisers
 
     table = time_synthesisers(args.profile, rows=args.rows, full=args.full)
     print(format_timing(table))
@@ -41,7 +41,7 @@ def _bench_synth(args) -> int:
 
 
 def _epsilon_response(args) -> int:
-    from .bench_synthesisers import epsilon_response, format_response
+    from privmetrics.compendium.bench_synthesisers import epsilon_response, format_response
 
     print(format_response(epsilon_response(args.dataset, args.rows, args.runs, args.profile)))
     return 0
@@ -53,7 +53,7 @@ def cluster_client(args):
 
     if args.scheduler is None and args.local_cluster is None:
         return contextlib.nullcontext(None)
-    from .experiments.cluster import dask_client
+    from privmetrics.experiments.cluster import dask_client
 
     return dask_client(args.scheduler, args.local_cluster)
 
@@ -67,8 +67,8 @@ def add_cluster_arguments(parser) -> None:
 
 
 def _run(args) -> int:
-    from .experiments.runner import run_grid
-    from .experiments.store import ResultsStore
+    from privmetrics.experiments.runner import run_grid
+    from privmetrics.experiments.store import ResultsStore
 
     with cluster_client(args) as client:
         store = run_grid(
@@ -90,8 +90,8 @@ def _run(args) -> int:
 def _verify(args) -> int:
     import time
 
-    from .experiments.store import ResultsStore
-    from .experiments.verify import format_report, record, verify
+    from privmetrics.experiments.store import ResultsStore
+    from privmetrics.experiments.verify import format_report, record, verify
 
     start = time.perf_counter()
     report = verify(
@@ -112,7 +112,7 @@ def _verify(args) -> int:
 
 
 def _generate(args) -> int:
-    from .experiments.runner import generate_tables
+    from privmetrics.experiments.runner import generate_tables
 
     made = generate_tables(
         args.profile,
@@ -127,7 +127,7 @@ def _generate(args) -> int:
 
 
 def _audit(args) -> int:
-    from .audit import main as audit_main
+    from privmetrics.audit import main as audit_main
 
     return audit_main(args)
 
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     scale = commands.add_parser(
         "bench-scale", help="rows vs seconds vs memory at 10k, 25k, 100k rows (1M with --million)"
     )
-    from .bench_scale import add_arguments
+    from privmetrics.compendium.bench_scale import add_arguments
 
     add_arguments(scale)
     synth = commands.add_parser(

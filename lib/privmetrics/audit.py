@@ -4,7 +4,7 @@
 >>> audit(real, synthetic, sensitive=["diagnosis"])          # the paper's final seven metrics
 >>> audit(real, synthetic, schema=schema, metrics="all")      # every registered metric
 
-When no schema is given it is inferred (:func:`privmetrics.schema.infer_schema`) and printed as
+When no schema is given it is inferred (:func:`privmetrics.data.schema.infer_schema`) and printed as
 YAML, so it can be saved, corrected and passed back with ``schema=`` / ``--schema``. Key attributes
 default to every column that is not sensitive (the strong attacker the datasets use). A metric
 that needs sensitive attributes when none are given is not run, and its reading says why.
@@ -29,11 +29,11 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from .metrics import select
-from .pair import Pair
-from .schema import Schema, did_you_mean, infer_schema
-from .threads import available_cores, limited
-from .validation import InvalidInputError, check_count, validate
+from privmetrics.data.schema import Schema, did_you_mean, infer_schema
+from privmetrics.data.validation import InvalidInputError, check_count, validate
+from privmetrics.geometry.pair import Pair
+from privmetrics.metrics import select
+from privmetrics.threads import available_cores, limited
 
 # score bands for the reading without baselines: the upper bound of each band, and what it says
 BANDS = ((0.2, "low risk"), (0.5, "moderate risk"), (0.8, "high risk"), (1.01, "very high risk"))
@@ -307,9 +307,9 @@ def audit(
     :class:`AuditReport` with ``report=True``. With baselines the reading is relative (see
     :func:`relative_reading`): a score means little until it is set against what the data allows;
     without them it falls back to fixed bands of the raw score. ``metrics``: ``"selected"`` (the paper's final seven, Table 12), ``"all"``,
-    or names. Bad input raises :class:`~privmetrics.validation.InvalidInputError` naming the problem.
+    or names. Bad input raises :class:`~privmetrics.data.validation.InvalidInputError` naming the problem.
     ``targets``: for tables too large for every pair, score from that many random target rows
-    of each table (:mod:`privmetrics.sampled`; the baselines too); a metric that is not an
+    of each table (:mod:`privmetrics.metrics.sampled`; the baselines too); a metric that is not an
     average over rows is then not run, and says so.
     """
     start = time.perf_counter()
@@ -384,9 +384,9 @@ def audit(
 
 
 def pair_of(real, synthetic, schema, seed: int, targets: int | None) -> Pair:
-    """A :class:`Pair`, or a :class:`~privmetrics.sampled.SampledPair` when ``targets`` is given."""
+    """A :class:`Pair`, or a :class:`~privmetrics.metrics.sampled.SampledPair` when ``targets`` is given."""
     if targets:
-        from .sampled import SampledPair
+        from privmetrics.metrics.sampled import SampledPair
 
         return SampledPair(real, synthetic, schema, seed=seed, targets=targets)
     return Pair(real, synthetic, schema, seed=seed)
@@ -398,8 +398,8 @@ def baseline_pairs(
     """The two baselines on the user's own real table: ``"Random"``, a list of ``random_runs``
     pairs with seeds ``seed``, ``seed + 1``, ...; ``"Real"``, one pair with a copy (pairs of
     ``targets`` sampled rows when given)."""
-    from .synthesisers import make_synthesiser
-    from .validation import OutlierWarning, UnseenCategoryWarning
+    from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
+    from privmetrics.synthesisers import make_synthesiser
 
     randoms = [
         make_synthesiser("random", seed=seed + k).fit_sample(real, schema)
@@ -444,7 +444,7 @@ def score_chart(table: pd.DataFrame) -> str:
 
 
 def render_html(report: AuditReport, sources: dict[str, str]) -> str:
-    from .metrics import get_metric
+    from privmetrics.metrics import get_metric
 
     versions = {
         "privmetrics": version("privmetrics"),

@@ -44,9 +44,9 @@ import pandas as pd
 from scipy import stats
 from tqdm import tqdm
 
-from ..schema import Schema
-from ..synthesisers import make_synthesiser
-from ..threads import limited
+from privmetrics.data.schema import Schema
+from privmetrics.synthesisers import make_synthesiser
+from privmetrics.threads import limited
 
 
 def robust_z(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:

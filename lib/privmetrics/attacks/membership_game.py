@@ -19,7 +19,7 @@ one release and must say whether the target was in its training data.
 
 **Features** of a release Z with respect to t (TAPAS and Groundhog query and distance features):
 the distances from t to its ``k`` nearest released rows (in the distance space of
-:mod:`privmetrics.encoding`, fitted on the reference); how many released rows equal t on each
+:mod:`privmetrics.geometry.encoding`, fitted on the reference); how many released rows equal t on each
 attribute (numbers: within the same decile of the reference) and on random subsets of three
 attributes; and each column's histogram (reference deciles or categories, shares).
 
@@ -42,10 +42,10 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import roc_auc_score
 from sklearn.neighbors import NearestNeighbors
 
-from ..encoding import MixedEncoder
-from ..schema import Schema
-from ..synthesisers import make_synthesiser
-from ..threads import limited
+from privmetrics.data.schema import Schema
+from privmetrics.geometry.encoding import MixedEncoder
+from privmetrics.synthesisers import make_synthesiser
+from privmetrics.threads import limited
 
 NEAREST = 5  # distances to this many nearest released rows
 SUBSETS = 3  # random attribute subsets of size 3 whose matches are counted

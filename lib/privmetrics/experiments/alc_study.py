@@ -7,13 +7,13 @@ from __future__ import annotations
 import pandas as pd
 from tqdm import tqdm
 
-from ..alc import risk_label
-from ..inference import measure_alc
-from ..membership import member_nonmember_alc
-from ..profiles import get_profile
-from ..synthesisers import SyntheticCache
-from .grid import paper_configurations
-from .runner import Cell, generated_table
+from privmetrics.attacks.alc import risk_label
+from privmetrics.attacks.inference import measure_alc
+from privmetrics.attacks.membership import member_nonmember_alc
+from privmetrics.experiments.grid import paper_configurations
+from privmetrics.experiments.profiles import get_profile
+from privmetrics.experiments.runner import Cell, generated_table
+from privmetrics.synthesisers import SyntheticCache
 
 
 def _cells(profile: str, dataset: str, run: int, techniques=None):
@@ -81,7 +81,7 @@ PAPER_PRIOR_MISSES = 0.2424 + 0.0124
 
 def label_agreement(table: pd.DataFrame) -> pd.DataFrame:
     """Per release of :func:`member_nonmember_table`, the ALC paper's decision labels
-    (:func:`privmetrics.alc.risk_label`: safe below 0.5, serious from 0.75) of our ALC and of the
+    (:func:`privmetrics.attacks.alc.risk_label`: safe below 0.5, serious from 0.75) of our ALC and of the
     prior approach as the paper ran it, and the two kinds of disagreement its Table 2 counts."""
     ours = table["alc_ours"].map(risk_label)
     prior = table["alc_prior_recall_1"].map(risk_label)

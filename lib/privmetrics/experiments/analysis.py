@@ -40,8 +40,13 @@ import pandas as pd
 from scipy.stats import rankdata, spearmanr
 from sklearn.cluster import OPTICS
 
-from ..metrics import REGISTRY
-from .grid import EPSILONS, RANDOM_EPSILON, REAL_EPSILON, configuration_order
+from privmetrics.experiments.grid import (
+    EPSILONS,
+    RANDOM_EPSILON,
+    REAL_EPSILON,
+    configuration_order,
+)
+from privmetrics.metrics import REGISTRY
 
 ADEQUATE, SOMETIMES, INADEQUATE = "works adequately", "sometimes works", "inadequate"
 CLASSES = (ADEQUATE, SOMETIMES, INADEQUATE)

@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from .. import disclosure as rod
-from ..epsilon import measure_points
-from ..profiles import get_profile
-from ..schema import Schema
-from .grid import Configuration
-from .runner import Cell, generated_table
+from privmetrics.data.schema import Schema
+from privmetrics.disclosure import notions as rod
+from privmetrics.disclosure.epsilon import measure_points
+from privmetrics.experiments.grid import Configuration
+from privmetrics.experiments.profiles import get_profile
+from privmetrics.experiments.runner import Cell, generated_table
 
 EPSILON_GRID = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0)  # Tables 2-3 of the paper
 TRAIN_EPSILONS = (0.01, 0.5, 10.0)  # its three fitting points

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
 
-from ..metrics import REGISTRY
-from .analysis import epsilon_curve, score_table
-from .grid import EPSILONS, RANDOM_EPSILON, REAL_EPSILON
+from privmetrics.experiments.analysis import epsilon_curve, score_table
+from privmetrics.experiments.grid import EPSILONS, RANDOM_EPSILON, REAL_EPSILON
+from privmetrics.metrics import REGISTRY
 
 CATEGORY_LINE = {"color": "forestgreen", "linewidth": 2.5}
 

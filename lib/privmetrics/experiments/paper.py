@@ -1,4 +1,4 @@
-"""The paper's Tables 7-12, stored as data (``data/paper/tables.yml``), and their comparison with ours.
+"""The paper's Tables 7-12, stored as data (``lib/privmetrics/resources/paper/tables.yml``), and their comparison with ours.
 
 Agreement is counted per table: Tables 7 and 8 metric by metric (same class); Tables 9 and 10 by
 the pairs of metrics (both clusterings put the pair together, or both apart: the Rand index) and the
@@ -15,13 +15,13 @@ import pandas as pd
 import yaml
 from sklearn.metrics import adjusted_rand_score
 
-from ..datasets import REPO_ROOT
-from .analysis import at_least, metric_order
+from privmetrics.experiments.analysis import at_least, metric_order
+from privmetrics.paths import resource
 
 
 @cache
 def paper_tables() -> dict:
-    with open(REPO_ROOT / "data" / "paper" / "tables.yml") as fh:
+    with resource("paper", "tables.yml").open() as fh:
         return yaml.safe_load(fh)
 
 
@@ -95,7 +95,7 @@ def sensitivity(
     the class counts of Tables 7 and 8, their agreement with the paper (on ``paper_metrics``, by
     default the paper's 21), and the size of the selection after each round with its overlap with
     the paper's Tables 11 and 12. The clusterings do not depend on the rule and are passed in."""
-    from .analysis import CLASSES, select_metrics, table7, table8
+    from privmetrics.experiments.analysis import CLASSES, select_metrics, table7, table8
 
     paper_metrics = paper_metrics or list(paper_classes("table7").index)
     rows = []
@@ -129,7 +129,7 @@ WAYS = {
 def reading(raw: pd.DataFrame, definitions: str, pategan: str) -> pd.DataFrame:
     """The store's ``raw`` results read with the paper's or our metric definitions and the paper's
     or our PATE-GAN settings, independently (plain metric and configuration names)."""
-    from .ways import PAPER_SETTING, edition
+    from privmetrics.experiments.ways import PAPER_SETTING, edition
 
     r = raw
     if pategan == "ours":
@@ -140,7 +140,7 @@ def reading(raw: pd.DataFrame, definitions: str, pategan: str) -> pd.DataFrame:
 
 
 def _tables(summary: pd.DataFrame, datasets: list[str], min_effect: float) -> dict:
-    from .analysis import optics_clusters, select_metrics, table7, table8
+    from privmetrics.experiments.analysis import optics_clusters, select_metrics, table7, table8
 
     t7, t8 = table7(summary, min_effect), table8(summary, min_effect=min_effect)
     clusterings = {d: optics_clusters(summary, d) for d in datasets}
@@ -154,7 +154,7 @@ def three_ways(
     """Agreement with the paper's Tables 7-12 for each way of reading our results (``WAYS``): the
     metrics in the same class (7, 8), the metric pairs clustered alike (9, 10, where the dataset
     is present) and the metrics on both lists or on neither (11, 12). ``metrics``: the paper's."""
-    from .analysis import MIN_EFFECT, summarise
+    from privmetrics.experiments.analysis import MIN_EFFECT, summarise
 
     effect = MIN_EFFECT if min_effect is None else min_effect
     rows = {}
@@ -191,7 +191,7 @@ def causes(raw: pd.DataFrame, metrics: list[str], min_effect: float | None = Non
     PATE-GAN settings, both, and the rule without an effect size. When none gives the paper's
     class, the cause is the data (dataset, sample size or seeds), which these results cannot
     separate further."""
-    from .analysis import MIN_EFFECT, summarise, table7, table8
+    from privmetrics.experiments.analysis import MIN_EFFECT, summarise, table7, table8
 
     effect = MIN_EFFECT if min_effect is None else min_effect
     variants = {
@@ -235,7 +235,7 @@ def rising(curve: pd.DataFrame, x, threshold: float = 0.8) -> int:
 
 
 def _pategan_grid(mean: pd.Series, dataset: str) -> pd.DataFrame | None:
-    from .grid import EPSILONS
+    from privmetrics.experiments.grid import EPSILONS
 
     configs = [f"PATE-GAN ε={e:g}" for e in EPSILONS]
     if dataset not in mean.index.unique("dataset"):
@@ -248,8 +248,8 @@ def pategan_response(raw: pd.DataFrame, metrics: list[str], threshold: float = 0
     """Per dataset, how many of ``metrics`` rise with epsilon for PATE-GAN: Spearman rho between
     epsilon (the grid 0.2, 1, 2, 10) and the mean score >= ``threshold``, for our PATE-GAN and for
     the one with the paper's settings."""
-    from .analysis import summarise
-    from .grid import EPSILONS
+    from privmetrics.experiments.analysis import summarise
+    from privmetrics.experiments.grid import EPSILONS
 
     out = {}
     for label, pategan in (("ours", "ours"), ("paper settings", "paper")):
@@ -268,27 +268,27 @@ def pategan_response(raw: pd.DataFrame, metrics: list[str], threshold: float = 0
 
 
 def _printed(table: pd.DataFrame) -> pd.DataFrame:
-    from .figures import DIGITS
+    from privmetrics.experiments.figures import DIGITS
 
     return table.round(DIGITS)
 
 
 def _passing_sanity(summary, dataset):
-    from .analysis import sanity_exp11
+    from privmetrics.experiments.analysis import sanity_exp11
 
     checks = sanity_exp11(summary)
     return int(checks[checks.dataset == dataset].passes.sum())
 
 
 def _random_lowest(summary, dataset):
-    from .analysis import score_table
+    from privmetrics.experiments.analysis import score_table
 
     table = _printed(score_table(summary, dataset))
     return int((table["Random"] == table.min(axis=1)).sum())
 
 
 def _real_highest(summary, dataset):
-    from .analysis import score_table
+    from privmetrics.experiments.analysis import score_table
 
     table = _printed(score_table(summary, dataset))
     return int((table["Real"] == table.max(axis=1)).sum())
@@ -296,7 +296,7 @@ def _real_highest(summary, dataset):
 
 def _adequate(which):
     def count(summary, dataset):
-        from .analysis import ADEQUATE, table7, table8
+        from privmetrics.experiments.analysis import ADEQUATE, table7, table8
 
         table = table7(summary) if which == 7 else table8(summary)
         return int((table == ADEQUATE).sum())
@@ -305,14 +305,14 @@ def _adequate(which):
 
 
 def _privbayes_rising(summary, dataset):
-    from .analysis import sanity_exp12
+    from privmetrics.experiments.analysis import sanity_exp12
 
     checks = sanity_exp12(summary)
     return int(at_least(checks[checks.dataset == dataset].rho, 0.8).sum())
 
 
 def _pategan_rising(summary, dataset):
-    from .grid import EPSILONS
+    from privmetrics.experiments.grid import EPSILONS
 
     curve = _pategan_grid(summary["mean"], dataset)
     return None if curve is None else rising(curve, EPSILONS)
@@ -331,12 +331,12 @@ STATEMENT_MEASURES = {
 
 @cache
 def paper_statements() -> list[dict]:
-    with open(REPO_ROOT / "data" / "paper" / "statements.yml") as fh:
+    with resource("paper", "statements.yml").open() as fh:
         return yaml.safe_load(fh)
 
 
 def statements(summary: pd.DataFrame, experiment: str) -> pd.DataFrame:
-    """The paper's statements about ``experiment`` (data/paper/statements.yml) with the paper's
+    """The paper's statements about ``experiment`` (privmetrics/resources/paper/statements.yml) with the paper's
     count, ours computed from ``summary`` (the paper's 21 metrics, our edition) on the stated
     dataset, and whether they are equal; datasets absent from ``summary`` give no value."""
     present = set(summary.index.unique("dataset"))

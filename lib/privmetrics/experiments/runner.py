@@ -39,22 +39,37 @@ import pandas as pd
 from joblib import Parallel, delayed
 from tqdm import tqdm
 
-from ..datasets import REPO_ROOT, load_dataset
-from ..metrics import evaluate, select
-from ..profiles import Profile, get_profile
-from ..synthesisers import SyntheticCache
-from ..synthesisers.cache import code_fingerprint, key_digest, key_text, table_checksum
-from ..synthesisers.pategan import FewIterationsWarning
-from ..threads import available_cores, limited, per_worker
-from ..validation import OutlierWarning, UnseenCategoryWarning
-from .analysis import summarise
-from .grid import Configuration, paper_configurations
-from .store import ResultsStore, current_commit
-from .ways import edition
+from privmetrics.data.datasets import load_dataset
+from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
+from privmetrics.experiments.analysis import summarise
+from privmetrics.experiments.grid import Configuration, paper_configurations
+from privmetrics.experiments.profiles import Profile, get_profile
+from privmetrics.experiments.store import ResultsStore, current_commit
+from privmetrics.experiments.ways import edition
+from privmetrics.metrics import evaluate, select
+from privmetrics.paths import CheckoutNotFoundError, checkout_root
+from privmetrics.synthesisers import SyntheticCache
+from privmetrics.synthesisers.cache import (
+    code_fingerprint,
+    key_digest,
+    key_text,
+    table_checksum,
+)
+from privmetrics.synthesisers.pategan import FewIterationsWarning
+from privmetrics.threads import available_cores, limited, per_worker
 
 
 def results_path(profile: str) -> Path:
-    root = Path(os.environ.get("PRIVMETRICS_RESULTS", REPO_ROOT / "results"))
+    """``$PRIVMETRICS_RESULTS/<profile>.sqlite``, else ``results/`` of the checkout (an error
+    naming both variables when there is neither)."""
+    if os.environ.get("PRIVMETRICS_RESULTS"):
+        return Path(os.environ["PRIVMETRICS_RESULTS"]) / f"{profile}.sqlite"
+    try:
+        root = checkout_root() / "results"
+    except CheckoutNotFoundError as err:
+        raise CheckoutNotFoundError(
+            f"{err}; or set $PRIVMETRICS_RESULTS to the folder for the results stores"
+        ) from None
     return root / f"{profile}.sqlite"
 
 
@@ -211,7 +226,7 @@ def run_grid(
             ]
             if pending and session is None:
                 session = store.start_session(
-                    settings.name, current_commit(REPO_ROOT), n_jobs, available_cores()
+                    settings.name, current_commit(checkout_root(required=False)), n_jobs, available_cores()
                 )
             run = _Run(store, session, start, stale, settings, cache_root, n_jobs, progress, client)
             run.execute(pending, done, names)
@@ -252,7 +267,7 @@ class _Run:
         """Compute ``cells`` (longest first) and write each as it finishes; returns how many."""
         if not cells:
             return 0
-        commit = current_commit(REPO_ROOT)
+        commit = current_commit(checkout_root(required=False))
         key = lambda c: (c.dataset, c.config.label, c.run)  # noqa: E731
         ordered = sorted(cells, key=_expected_cost, reverse=True)
         if self.client is None:
@@ -268,7 +283,7 @@ class _Run:
             parallel = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")
             results = parallel(delayed(compute_cell)(*task) for task in tasks)
         else:
-            from .cluster import compute_on
+            from privmetrics.experiments.cluster import compute_on
 
             labels = [f"cell-{c.dataset}-{c.config.label}-{c.run}" for c in ordered]
             results = compute_on(self.client, compute_cell, tasks, labels)

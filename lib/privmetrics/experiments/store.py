@@ -76,8 +76,11 @@ class StoreError(RuntimeError):
     """The results database cannot be used; the message names the file and what to do."""
 
 
-def current_commit(root: Path) -> str:
-    """The git commit of ``root`` ("<sha>+dirty" when lib/ has uncommitted changes), or "unknown"."""
+def current_commit(root: Path | None) -> str:
+    """The git commit of ``root`` ("<sha>+dirty" when lib/ has uncommitted changes), or "unknown"
+    (also when there is no checkout)."""
+    if root is None:
+        return "unknown"
     try:
         sha = subprocess.run(
             ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True,

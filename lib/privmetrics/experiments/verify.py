@@ -39,7 +39,7 @@ import json
 import multiprocessing
 import os
 import tempfile
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -47,12 +47,12 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ..profiles import get_profile
-from ..synthesisers.cache import code_fingerprint
-from ..threads import available_cores, per_worker
-from .grid import paper_configurations
-from .runner import Cell, compute_cell, results_path
-from .store import ResultsStore
+from privmetrics.experiments.grid import paper_configurations
+from privmetrics.experiments.profiles import get_profile
+from privmetrics.experiments.runner import Cell, compute_cell, results_path
+from privmetrics.experiments.store import ResultsStore
+from privmetrics.synthesisers.cache import code_fingerprint
+from privmetrics.threads import available_cores, per_worker
 
 TOLERANCE = 1e-9
 
@@ -157,12 +157,8 @@ def verify(
         # running one cell would: joblib's workers cap the OpenMP/BLAS variables, and SDV's
         # tables then come out different from those made in a plain process.
         found = {}
-        with ProcessPoolExecutor(
-            max_workers=max(1, min(settings.n_jobs, len(tasks))),
-            mp_context=multiprocessing.get_context("spawn"),
-            max_tasks_per_child=1,
-        ) as pool:
-            futures = [pool.submit(compute_cell, *task) for task in tasks]
+        with ThreadPoolExecutor(max(1, min(settings.n_jobs, len(tasks)))) as pool:
+            futures = [pool.submit(_in_fresh_interpreter, task) for task in tasks]
             for future in tqdm(as_completed(futures), total=len(futures), desc="verify",
                                disable=not progress):  # fmt: skip
                 record, scores = future.result()
@@ -204,6 +200,13 @@ def verify(
     return pd.DataFrame(rows)
 
 
+def _in_fresh_interpreter(task: tuple) -> tuple[dict, list[dict]]:
+    """``compute_cell(*task)`` in a new interpreter started for it alone (one executor per cell:
+    Python 3.11's ``max_tasks_per_child`` restarts workers one at a time)."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(compute_cell, *task).result()
+
+
 def _table_verdict(cell, record: dict) -> str:
     stored = getattr(cell, "table_checksum", None)
     if not isinstance(stored, str):
@@ -235,14 +238,14 @@ def record(
     wall_seconds: float | None = None,
 ) -> None:
     """Keep ``report`` as JSON with when, where, how long and by which commit it was run."""
-    from ..datasets import REPO_ROOT
-    from .store import current_commit
+    from privmetrics.experiments.store import current_commit
+    from privmetrics.paths import checkout_root
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     payload = {
         "profile": profile,
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-        "commit": current_commit(REPO_ROOT),
+        "commit": current_commit(checkout_root(required=False)),
         "cores": available_cores(),
         "load": load,
         "tolerance": tolerance,

@@ -18,17 +18,19 @@ from collections.abc import Iterable
 import pandas as pd
 from tqdm import tqdm
 
-from ..pair import Pair
-from ..schema import Schema
+from privmetrics.data.schema import Schema
+from privmetrics.geometry.pair import Pair
 
 # importing registers: the metrics in the paper's order, then (variants, last) their variants
-from . import (  # noqa: F401
-    reconstruction,
-    reidentification,
-    tracing,
-    variants,
+from privmetrics.metrics import reconstruction, reidentification, tracing, variants  # noqa: F401
+from privmetrics.metrics.registry import (
+    REGISTRY,
+    VARIANTS,
+    Category,
+    MetricSpec,
+    get_metric,
+    register,
 )
-from .registry import REGISTRY, VARIANTS, Category, MetricSpec, get_metric, register
 
 __all__ = [
     "REGISTRY",

@@ -14,13 +14,13 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .. import disclosure as rod
-from ..encoding import column_entropy, discretise
-from ..inference import alc_score, measure_alc
-from ..neighbours import in_parallel
-from ..pair import Pair
-from ..validation import InvalidInputError
-from .registry import Category, register
+from privmetrics.attacks.inference import alc_score, measure_alc
+from privmetrics.data.validation import InvalidInputError
+from privmetrics.disclosure import notions as rod
+from privmetrics.geometry.encoding import column_entropy, discretise
+from privmetrics.geometry.neighbours import in_parallel
+from privmetrics.geometry.pair import Pair
+from privmetrics.metrics.registry import Category, register
 
 TILE = 2048  # distinct synthetic key tuples per product in CGeneralizedCAP
 TIMES = {  # seconds per evaluation, Table 2 of the paper
@@ -299,15 +299,15 @@ def anonymity_loss(
     PRC = (1 - (log10 R / log10 R_min)^3) P (Eq. 6, R_min = 1e-4); with the best PRC of each
     side among the pairs whose Wilson interval is at most 0.1 wide,
     ALC = (PRC_atk - PRC_base) / (1 - PRC_base) (Eq. 8), halting as in Section 5.1
-    (:func:`privmetrics.inference.measure_alc`).
+    (:func:`privmetrics.attacks.inference.measure_alc`).
 
     Aggregation over several sensitive attributes (Section 4.3 leaves it open; the maximum is one
     of its two options): the largest ALC among the attributes whose best pairs reached the width
     limit, or among all of them when none did. Score = max(0, ALC), so that 0 means "no loss"
     and Real approaches 1 (it cannot reach it: the Wilson centre of n/n is below 1).
     ``baseline="best"`` is our repair of the baseline (see
-    :class:`privmetrics.inference.BlockBaseline`); ``baseline="paper"`` is the paper's forest.
-    The attacker is :func:`~privmetrics.inference.measure_alc`'s default one (the key attributes
+    :class:`privmetrics.attacks.inference.BlockBaseline`); ``baseline="paper"`` is the paper's forest.
+    The attacker is :func:`~privmetrics.attacks.inference.measure_alc`'s default one (the key attributes
     known), so a direct call of that function measures the same attack. A sensitive attribute
     with a single value cannot leak and is skipped (with a warning); with none left, 0.
     """

@@ -20,11 +20,11 @@ from functools import cache
 import numpy as np
 import yaml
 
-from ..datasets import REPO_ROOT
-from ..pair import Pair
-from ..validation import InvalidInputError
+from privmetrics.data.validation import InvalidInputError
+from privmetrics.geometry.pair import Pair
+from privmetrics.paths import resource
 
-READINGS = REPO_ROOT / "data" / "catalogue" / "readings.yml"
+READINGS = resource("catalogue", "readings.yml")
 
 
 @cache
@@ -61,7 +61,7 @@ class MetricSpec:
     # normalise or vote against (one row would score two unrelated rows as a perfect match),
     # 3 for three folds
     min_rows: int = 1
-    # at scale (privmetrics.sampled): "sampled" = an average or median over rows, each measured
+    # at scale (privmetrics.metrics.sampled): "sampled" = an average or median over rows, each measured
     # against the whole other table, so target rows estimate it; "full" = every row, linear cost;
     # "" = exact pairs only
     at_scale: str = ""
@@ -84,7 +84,7 @@ class MetricSpec:
     @property
     def reading(self) -> str:
         """One intuitive paragraph: the attack the metric stands for and what a high score means
-        (from ``data/catalogue/readings.yml``; a variant reads as its base metric)."""
+        (from ``lib/privmetrics/resources/catalogue/readings.yml``; a variant reads as its base metric)."""
         entry = readings()[self.base or self.name]
         return f"{entry['attack']} A high score means {entry['high']}."
 
@@ -100,7 +100,7 @@ class MetricSpec:
         if pair.sampled and not self.at_scale:
             raise InvalidInputError(
                 f"{self.name} cannot be estimated from sampled target rows; measure it on every "
-                "row (privmetrics.sampled lists the metrics that can)"
+                "row (privmetrics.metrics.sampled lists the metrics that can)"
             )
         fewest = min(len(pair.real), len(pair.synthetic))
         if fewest < self.min_rows:

@@ -1,7 +1,7 @@
 """Re-identification metrics: Algorithms 4-17 of the paper, then the distance-based
 risk-of-disclosure notions of Chen, Yu and Dargahi (not among the paper's 21).
 
-Distances are Euclidean in the shared mixed space (:mod:`privmetrics.encoding`) unless a metric
+Distances are Euclidean in the shared mixed space (:mod:`privmetrics.geometry.encoding`) unless a metric
 says otherwise; NNDR and DCR use the 2-D FAMD projection as their reference code does. "d(y, Z)"
 below is the distance from a real row to its nearest synthetic row, "d(y, Y)" to its nearest
 *other* real row.
@@ -21,12 +21,12 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neural_network import MLPClassifier
 
-from .. import disclosure as rod
-from ..encoding import column_frequencies
-from ..neighbours import knn
-from ..pair import Pair
-from ..validation import InvalidInputError
-from .registry import Category, register
+from privmetrics.data.validation import InvalidInputError
+from privmetrics.disclosure import notions as rod
+from privmetrics.geometry.encoding import column_frequencies
+from privmetrics.geometry.neighbours import knn
+from privmetrics.geometry.pair import Pair
+from privmetrics.metrics.registry import Category, register
 
 REID = Category.REIDENTIFICATION
 
@@ -58,7 +58,7 @@ def _normalised_nn(pair: Pair, normalise) -> np.ndarray:
 
 
 def _frequencies(pair: Pair, n_bins: int):
-    """(f_Y, f_Z) of every column, aligned (see :func:`~privmetrics.encoding.column_frequencies`)."""
+    """(f_Y, f_Z) of every column, aligned (see :func:`~privmetrics.geometry.encoding.column_frequencies`)."""
     for col in pair.schema.names:
         yield column_frequencies(
             pair.real[col], pair.synthetic[col], col in pair.schema.numerical, n_bins

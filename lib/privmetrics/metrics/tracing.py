@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import KDTree
 
-from ..pair import Pair
-from ..validation import InvalidInputError
-from .registry import Category, register
+from privmetrics.data.validation import InvalidInputError
+from privmetrics.geometry.pair import Pair
+from privmetrics.metrics.registry import Category, register
 
 TRACING = Category.TRACING
 

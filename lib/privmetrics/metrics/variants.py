@@ -1,6 +1,6 @@
 """Other papers' definitions of the registered metrics, as variants with their own score names.
 
-Read from ``data/paper/priveval.yml`` (the one cross-reference of definitions):
+Read from ``lib/privmetrics/resources/paper/priveval.yml`` (the one cross-reference of definitions):
 
 * ``<metric>@paper``: what the comparison paper itself computed, where our default repairs it
   (``paper_option``; e.g. ``MDCR@paper`` keeps SynthEval's exclusion of identical rows);
@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import yaml
 
-from ..datasets import REPO_ROOT
-from .registry import register_variant
+from privmetrics.metrics.registry import register_variant
+from privmetrics.paths import resource
 
-DEFINITIONS = REPO_ROOT / "data" / "paper" / "priveval.yml"
+DEFINITIONS = resource("paper", "priveval.yml")
 
 
 def _register_all() -> None:
-    with open(DEFINITIONS) as fh:
+    with DEFINITIONS.open() as fh:
         entries = yaml.safe_load(fh)
     for name, entry in entries.items():
         if entry.get("paper_option"):

@@ -5,11 +5,18 @@ Section 6.3 of the paper: the baselines ``real`` (identity) and ``random`` (Algo
 synthesisers ``privbayes`` (epsilon-DP) and ``pategan`` ((epsilon, delta)-DP), our own tested
 implementations; and the non-DP ``ctgan`` and ``tvae`` through SDV. Every one has scikit-learn
 style ``fit(frame, schema)`` / ``sample(n)`` and takes every random choice from ``seed``.
+
+May import ``threads`` and the input side (``data``); nothing else in the package.
 """
 
-from . import baselines, neural, pategan, privbayes  # noqa: F401  (registering)
-from .base import SYNTHESISERS, Synthesiser, make_synthesiser, register_synthesiser
-from .cache import SyntheticCache
+from privmetrics.synthesisers import baselines, neural, pategan, privbayes  # noqa: F401  (registering)
+from privmetrics.synthesisers.base import (
+    SYNTHESISERS,
+    Synthesiser,
+    make_synthesiser,
+    register_synthesiser,
+)
+from privmetrics.synthesisers.cache import SyntheticCache
 
 __all__ = [
     "SYNTHESISERS",

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..validation import check_positive
+from privmetrics.data.validation import check_positive
 
 
 def check_epsilon(epsilon: float) -> float:

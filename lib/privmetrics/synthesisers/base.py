@@ -15,8 +15,14 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ..schema import Schema
-from ..validation import InvalidInputError, check_count, check_seed, validate, value_kind
+from privmetrics.data.schema import Schema
+from privmetrics.data.validation import (
+    InvalidInputError,
+    check_count,
+    check_seed,
+    validate,
+    value_kind,
+)
 
 SYNTHESISERS: dict[str, type[Synthesiser]] = {}
 

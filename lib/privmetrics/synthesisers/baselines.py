@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..schema import ColumnType
-from ..validation import InvalidInputError, value_kind
-from .base import Synthesiser, register_synthesiser
+from privmetrics.data.schema import ColumnType
+from privmetrics.data.validation import InvalidInputError, value_kind
+from privmetrics.synthesisers.base import Synthesiser, register_synthesiser
 
 
 @register_synthesiser("real")

@@ -37,7 +37,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..datasets import REPO_ROOT
+from privmetrics.paths import cache_home
 
 META_KEY = b"privmetrics.cache"
 
@@ -47,7 +47,8 @@ class CacheWarning(UserWarning):
 
 
 def default_root() -> Path:
-    return Path(os.environ.get("PRIVMETRICS_CACHE", REPO_ROOT / "data" / "cache" / "synthetic"))
+    """``$PRIVMETRICS_CACHE``, else ``synthetic/`` in :func:`~privmetrics.paths.cache_home`."""
+    return Path(os.environ.get("PRIVMETRICS_CACHE") or cache_home() / "synthetic")
 
 
 LIBRARIES = ("numpy", "pandas", "scipy", "torch", "sdv")
@@ -65,7 +66,7 @@ def _package_modules(module) -> set[str]:
 
 # Modules that only check inputs or describe them: a refusal cannot change a generated table, and
 # the schema's content is part of the cache key itself.
-NOT_GENERATING = frozenset({"privmetrics.validation", "privmetrics.schema"})
+NOT_GENERATING = frozenset({"privmetrics.data.validation", "privmetrics.data.schema"})
 
 
 def code_digest(source: str) -> str:
@@ -104,7 +105,7 @@ def code_fingerprint(technique: str) -> str:
     module and of every ``privmetrics`` module it reaches through its imports, transitively,
     except :data:`NOT_GENERATING`. Module names are left out (their sorted digests are hashed), so
     the fingerprint follows the code, not where it lives."""
-    from .base import SYNTHESISERS
+    from privmetrics.synthesisers.base import SYNTHESISERS
 
     seen, todo = set(), [SYNTHESISERS[technique].__module__]
     while todo:
@@ -197,7 +198,10 @@ class SyntheticCache:
     ) -> pd.DataFrame:
         """The table ``technique`` generates from ``train`` (named ``label`` in the key), from the
         cache or fitted now and stored; ``refresh`` fits it again even when it is cached."""
-        from .base import FittedTypes, make_synthesiser  # the registry imports this module
+        from privmetrics.synthesisers.base import (  # the registry imports this module
+            FittedTypes,
+            make_synthesiser,
+        )
 
         self.last_key = self.key(label, technique, params, seed, len(train), schema, train)
         table = self.get_or_make(

@@ -1,6 +1,6 @@
 """Integer codes for every column, and back: the discrete view that PrivBayes and PATE-GAN work on.
 
-The bins and category codes come from the columns' **public domain** (:mod:`privmetrics.domain`),
+The bins and category codes come from the columns' **public domain** (:mod:`privmetrics.data.domain`),
 never silently from the training rows, because a range read from the data is a function of the
 private records outside the privacy accounting (the cause of the leak measured in
 :mod:`privmetrics.attacks.dp_audit`). :func:`resolve_domain` decides where each column's domain
@@ -10,7 +10,7 @@ comes from, by the synthesiser's ``domain`` option:
   declare one; a user passes ``Schema(domain=...)`` or a ``domain:`` section in the schema file);
   otherwise the fit is refused with a message naming the columns and the other options;
 * ``"dp"``: columns without a declared domain get differentially private bounds
-  (:func:`privmetrics.domain.dp_bounds`), paid from a stated share of epsilon; categories cannot
+  (:func:`privmetrics.data.domain.dp_bounds`), paid from a stated share of epsilon; categories cannot
   be learnt this way and must be declared;
 * ``"data"``: columns without a declared domain take their range and values from the training
   table, with a :class:`DataDomainWarning` that the epsilon guarantee then does not hold (kept to
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..domain import Bounds, Categories, DomainError, dp_bounds
-from ..schema import ColumnType, Schema
-from ..validation import InvalidInputError
+from privmetrics.data.domain import Bounds, Categories, DomainError, dp_bounds
+from privmetrics.data.schema import ColumnType, Schema
+from privmetrics.data.validation import InvalidInputError
 
 DOMAIN_SOURCES = ("declared", "dp", "data")
 

@@ -8,7 +8,7 @@ seeds nothing by itself: we fix torch's and numpy's global generators from ``see
 determinism: torch's parallel reductions sum in another order with another count, and the
 generated rows differ (only 0.4% of CTGAN's rows were equal between 1 and 2 threads),
 so it is fixed by the synthesiser, never taken from the environment. Epochs and batch size come from the
-run profile (:mod:`privmetrics.profiles`); the library defaults are SDV's (300 epochs, batch 500).
+run profile (:mod:`privmetrics.experiments.profiles`); the library defaults are SDV's (300 epochs, batch 500).
 SDV makes no network call for these two models.
 """
 
@@ -18,8 +18,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..validation import check_count
-from .base import Synthesiser, register_synthesiser
+from privmetrics.data.validation import check_count
+from privmetrics.synthesisers.base import Synthesiser, register_synthesiser
 
 
 @contextmanager

@@ -53,11 +53,15 @@ import warnings
 
 import numpy as np
 
-from ..validation import InvalidInputError, check_count, check_positive
-from .accounting import MomentsAccountant, check_epsilon
-from .base import Synthesiser, register_synthesiser
-from .discretise import Discretiser, check_domain_source, resolve_domain
-from .privbayes import check_share
+from privmetrics.data.validation import InvalidInputError, check_count, check_positive
+from privmetrics.synthesisers.accounting import MomentsAccountant, check_epsilon
+from privmetrics.synthesisers.base import Synthesiser, register_synthesiser
+from privmetrics.synthesisers.discretise import (
+    Discretiser,
+    check_domain_source,
+    resolve_domain,
+)
+from privmetrics.synthesisers.privbayes import check_share
 
 MIN_ROWS_PER_TEACHER = 5
 FEW_ITERATIONS = 10  # fewer trained iterations than this earn a warning

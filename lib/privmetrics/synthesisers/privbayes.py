@@ -41,10 +41,14 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..validation import InvalidInputError, check_count, check_positive
-from .accounting import Ledger, check_epsilon
-from .base import Synthesiser, register_synthesiser
-from .discretise import Discretiser, check_domain_source, resolve_domain
+from privmetrics.data.validation import InvalidInputError, check_count, check_positive
+from privmetrics.synthesisers.accounting import Ledger, check_epsilon
+from privmetrics.synthesisers.base import Synthesiser, register_synthesiser
+from privmetrics.synthesisers.discretise import (
+    Discretiser,
+    check_domain_source,
+    resolve_domain,
+)
 
 
 def mutual_information(x: np.ndarray, parents: np.ndarray, nx: int, npar: int) -> float:

@@ -1,0 +1,147 @@
+"""Synthesiser benchmarks: fit/sample time per technique, and the epsilon response of the DP ones.
+
+``python -m privmetrics bench-synth`` times every registered technique on Texas-sized data with a
+profile's settings (default ``paper``). CTGAN and TVAE cost about the same per epoch, so unless
+``full=True`` they are trained for ``measured_epochs`` epochs and their fit time is extrapolated
+linearly to the profile's epoch count (the table says which rows are extrapolated).
+
+``python -m privmetrics epsilon-response`` fits PrivBayes and PATE-GAN at each epsilon of the
+paper's grid, several seeds each, and reports the mean and standard deviation of the marginal
+distance to the real data (:func:`privmetrics.geometry.fidelity.marginal_distance`), PATE-GAN's training
+iterations and the epsilon it spent. A step counts as "beyond spread" when the mean distance falls
+by more than the sum of the two standard deviations.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from privmetrics.compendium.bench import benchmark_pair
+from privmetrics.data.datasets import load_dataset
+from privmetrics.experiments.profiles import get_profile
+from privmetrics.geometry.fidelity import marginal_distance
+from privmetrics.synthesisers import SYNTHESISERS, make_synthesiser
+
+EPSILONS = (0.2, 1.0, 2.0, 10.0)
+DP_TECHNIQUES = ("privbayes", "pategan")
+
+
+def time_synthesisers(
+    profile: str = "paper", rows: int = 25_000, measured_epochs: int = 3, full: bool = False
+) -> pd.DataFrame:
+    real, _, schema, source = benchmark_pair(rows)
+    settings = get_profile(profile)
+    out = []
+    for name in tqdm(list(SYNTHESISERS), desc="synthesisers"):
+        params = settings.params_for(name)
+        if name in DP_TECHNIQUES:
+            params["epsilon"] = max(EPSILONS)  # the largest budget trains longest
+        epochs = params.get("epochs")
+        scale = 1.0
+        if epochs and not full and epochs > measured_epochs:
+            scale, params["epochs"] = epochs / measured_epochs, measured_epochs
+        model = make_synthesiser(name, seed=0, **params)
+        start = time.perf_counter()
+        model.fit(real, schema)
+        fit = (time.perf_counter() - start) * scale
+        start = time.perf_counter()
+        model.sample(len(real))
+        sample = time.perf_counter() - start
+        note = f"fit extrapolated from {measured_epochs} of {epochs} epochs" if scale > 1 else ""
+        if name == "pategan":
+            note = f"{model.iterations_} iterations, stopped by {model.stop_reason_}"
+        out.append({"technique": name, "fit s": fit, "sample s": sample, "note": note})
+    table = pd.DataFrame(out)
+    table.attrs["source"] = f"{source}, {len(real)} x {real.shape[1]}, profile {profile}"
+    return table
+
+
+def epsilon_response(
+    dataset: str = "texas", rows: int | None = None, runs: int = 3, profile: str = "paper"
+) -> pd.DataFrame:
+    real, schema = load_dataset(dataset, n=rows)
+    settings = get_profile(profile)
+    out = []
+    cells = [(t, e, s) for t in DP_TECHNIQUES for e in EPSILONS for s in range(runs)]
+    for technique, eps, seed in tqdm(cells, desc="epsilon response"):
+        params = settings.params_for(technique)
+        model = make_synthesiser(technique, epsilon=eps, seed=seed, **params).fit(real, schema)
+        synthetic = model.sample(len(real))
+        out.append(
+            {
+                "technique": technique,
+                "epsilon": eps,
+                "seed": seed,
+                "marginal distance": marginal_distance(real, synthetic, schema),
+                "2-way distance": marginal_distance(real, synthetic, schema, order=2),
+                "spent epsilon": model.epsilon_spent_,
+                "iterations": getattr(model, "iterations_", np.nan),
+            }
+        )
+    table = pd.DataFrame(out)
+    table.attrs["source"] = f"{dataset}, {len(real)} x {real.shape[1]}, {runs} seeds"
+    return table
+
+
+def summarise_response(table: pd.DataFrame) -> pd.DataFrame:
+    """Per technique and epsilon: mean and sd of the one- and two-way distances, the largest spent
+    epsilon, and whether the step from the previous epsilon lowered each distance beyond the
+    run-to-run spread (the fall in the mean exceeds the sum of the two standard deviations)."""
+    g = table.groupby(["technique", "epsilon"])
+    summary = g[["spent epsilon", "iterations"]].agg({"spent epsilon": "max", "iterations": "mean"})
+    for distance in ("marginal distance", "2-way distance"):
+        mean, sd = g[distance].mean(), g[distance].std(ddof=1)
+        step = mean.groupby("technique").shift() - mean
+        spread = sd.groupby("technique").shift() + sd
+        summary[f"{distance} mean"], summary[f"{distance} sd"] = mean, sd
+        summary[f"{distance} beyond spread"] = np.where(
+            step.isna(), "", np.where(step > spread, "yes", "no")
+        )
+    return summary.reset_index()
+
+
+def format_timing(table: pd.DataFrame) -> str:
+    lines = [
+        f"data: {table.attrs.get('source', '')}",
+        f"{'technique':<10} {'fit s':>9} {'sample s':>9}  note",
+    ]
+    for r in table.itertuples(index=False):
+        lines.append(f"{r.technique:<10} {r[1]:9.1f} {r[2]:9.2f}  {r.note}")
+    return "\n".join(lines)
+
+
+def format_response(table: pd.DataFrame) -> str:
+    summary = summarise_response(table)
+    lines = [
+        f"data: {table.attrs.get('source', '')}",
+        f"{'technique':<10} {'epsilon':>7} {'1-way':>7} {'sd':>6} {'step':>4} {'2-way':>7} "
+        f"{'sd':>6} {'step':>4} {'spent eps':>9} {'iters':>6}",
+    ]
+    for _, r in summary.iterrows():
+        iters = "" if np.isnan(r["iterations"]) else f"{r['iterations']:.0f}"
+        cells = [
+            f"{r[f'{d} mean']:7.4f} {r[f'{d} sd']:6.4f} {r[f'{d} beyond spread']:>4}"
+            for d in ("marginal distance", "2-way distance")
+        ]
+        lines.append(
+            f"{r['technique']:<10} {r['epsilon']:7.1f} {cells[0]} {cells[1]} "
+            f"{r['spent epsilon']:9.3f} {iters:>6}"
+        )
+    lines.append("step: the distance fell from the previous epsilon by more than the two sds")
+    for technique, part in summary.groupby("technique"):
+        for d, label in (("marginal distance", "1-way"), ("2-way distance", "2-way")):
+            ok = (part[f"{d} beyond spread"].iloc[1:] == "yes").all()
+            lines.append(
+                f"{technique}: {label} distance falls beyond spread at every step of "
+                f"{list(EPSILONS)}: {'yes' if ok else 'no'}"
+            )
+        runs = table[table.technique == technique]
+        spent_ok = (runs["spent epsilon"] <= runs["epsilon"] + 1e-9).all()
+        lines.append(
+            f"{technique}: spent epsilon <= target in every run: {'yes' if spent_ok else 'no'}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,181 @@
+"""Does the built book work offline? Every page opened in headless Chromium with networking
+disabled: formulas must be typeset (MathJax, bundled by ``sphinx-mathjax-offline``) and no page
+may request an external URL.
+
+``python -m privmetrics.compendium.bookcheck _build/html`` prints one line per page and exits 1 when a page
+fails. The browser's network log (``--log-net-log``) records every request; requests the page
+made carry its (opaque, ``null``) file origin as initiator, while the browser's own background
+requests carry none and are not the book's doing. The network is cut with ``unshare -n`` where the
+kernel allows it, and by resolving every host name to nothing otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+INSTALL_HINT = "install Chromium (Debian: apt-get install chromium; `make browser` does it)"
+
+_QUIET_FLAGS = [
+    "--headless",
+    "--no-sandbox",  # the sandbox needs namespaces that containers and `unshare -n` take away
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--no-first-run",
+    "--no-pings",
+    "--host-resolver-rules=MAP * ~NOTFOUND",  # no host name resolves: the fallback network cut
+]
+
+
+# Sphinx marks formulas with the class "math" (inline spans and display divs)
+_MATH = re.compile(r"""class=["'](?:[^"']*\s)?math(?:\s[^"']*)?["']""")
+
+
+@dataclass
+class PageCheck:
+    """What one page did in the browser."""
+
+    page: str
+    has_math: bool
+    typeset: int  # MathJax containers in the rendered page
+    external: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.external and (self.typeset > 0 or not self.has_math)
+
+    def problem(self) -> str:
+        problems = []
+        if self.has_math and not self.typeset:
+            problems.append("formulas not typeset")
+        if self.external:
+            problems.append("requests " + ", ".join(sorted(set(self.external))))
+        return "; ".join(problems)
+
+
+def summary(checks: list[PageCheck]) -> str:
+    """One line over a book's checks: pages opened, pages with typeset formulas, pages failing."""
+    failed = sum(not c.ok for c in checks)
+    typeset = sum(c.typeset > 0 for c in checks)
+    return (
+        f"{len(checks)} pages opened with networking cut, {typeset} with typeset formulas, "
+        f"{failed} failing"
+    )
+
+
+def find_browser() -> str | None:
+    """Path of a Chromium-family browser on PATH, or None."""
+    for name in BROWSERS:
+        if path := shutil.which(name):
+            return path
+    return None
+
+
+def _offline_prefix() -> list[str]:
+    """``unshare -n`` (or ``-rn`` without root) when it works here, else nothing."""
+    unshare = shutil.which("unshare")
+    if not unshare:
+        return []
+    for flags in (["-n"], ["-rn"]):
+        probe = subprocess.run([unshare, *flags, "true"], capture_output=True)
+        if probe.returncode == 0:
+            return [unshare, *flags]
+    return []
+
+
+def _page_requests(netlog: Path) -> list[str]:
+    """External URLs the page itself requested, from a Chromium network log."""
+    try:
+        log = json.loads(netlog.read_text())
+    except json.JSONDecodeError:  # the browser ends the file without its closing brackets
+        text = netlog.read_text().rstrip().rstrip(",")
+        log = json.loads(text + "]}")
+    start_job = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    urls = []
+    for event in log.get("events", []):
+        params = event.get("params") or {}
+        url = str(params.get("url", ""))
+        if event["type"] != start_job or not url.startswith(("http:", "https:", "ws:", "wss:")):
+            continue
+        if params.get("initiator") == "not an origin":  # the browser's own, not the page's
+            continue
+        urls.append(url)
+    return urls
+
+
+def check_page(
+    html: Path,
+    browser: str | None = None,
+    budget_ms: int = 10_000,
+    offline: list[str] | None = None,
+) -> PageCheck:
+    """Open ``html`` offline in headless Chromium; report typeset formulas and external requests."""
+    browser = browser or find_browser()
+    if browser is None:
+        raise FileNotFoundError(
+            f"no Chromium-family browser found ({', '.join(BROWSERS)}): {INSTALL_HINT}"
+        )
+    source = html.read_text(errors="replace")
+    has_math = bool(_MATH.search(source))
+    with tempfile.TemporaryDirectory() as scratch:
+        netlog = Path(scratch) / "net.json"
+        command = [
+            *(offline if offline is not None else _offline_prefix()),
+            browser,
+            *_QUIET_FLAGS,
+            f"--user-data-dir={scratch}/profile",
+            f"--log-net-log={netlog}",
+            f"--virtual-time-budget={budget_ms}",
+            "--dump-dom",
+            html.resolve().as_uri(),
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0 or not netlog.exists():
+            raise RuntimeError(f"{browser} failed on {html}: {done.stderr.strip()[-500:]}")
+        external = _page_requests(netlog)
+    return PageCheck(str(html), has_math, done.stdout.count("<mjx-container"), external)
+
+
+def check_book(html_dir: Path, browser: str | None = None) -> list[PageCheck]:
+    """Every HTML page of a built book (search and index pages included), in path order."""
+    html_dir = Path(html_dir)
+    pages = sorted(p for p in html_dir.rglob("*.html") if "_static" not in p.parts)
+    if not pages:
+        raise FileNotFoundError(f"no HTML pages under {html_dir}: build the book first")
+    browser = browser or find_browser()
+    offline = _offline_prefix()
+    return [check_page(page, browser, offline=offline) for page in pages]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("html_dir", nargs="?", default="_build/html")
+    args = parser.parse_args(argv)
+    try:
+        checks = check_book(Path(args.html_dir))
+    except (FileNotFoundError, RuntimeError) as error:
+        print(f"bookcheck: {error}", file=sys.stderr)
+        return 2
+    root = Path(args.html_dir)
+    for check in checks:
+        status = "ok" if check.ok else "FAIL: " + check.problem()
+        math = f"{check.typeset} formulas typeset" if check.has_math else "no math"
+        print(f"{Path(check.page).relative_to(root)}: {math}; {status}")
+    print(summary(checks))
+    return 0 if all(c.ok for c in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

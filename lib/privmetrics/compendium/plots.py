@@ -1,0 +1,76 @@
+"""Figures shared by the notebooks and reports (matplotlib/seaborn; each returns its Figure)."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from privmetrics.attacks.alc import recall_for_prc
+from privmetrics.data.schema import Schema
+
+PRC_LEVELS = (0.99, 0.9, 0.7, 0.5, 0.3, 0.1, 0.001)  # the curves of the ALC paper's Figure 4
+
+
+def plot_marginals(
+    frame: pd.DataFrame, schema: Schema, title: str = "", max_categories: int = 12, ncols: int = 6
+):
+    """One small panel per column: a histogram for numerical columns, bar counts for the others.
+
+    Categorical panels show the ``max_categories`` most frequent values; key attributes are drawn in
+    blue, sensitive in red, the others in grey, so the attacker's roles are visible at a glance.
+    """
+    names = schema.names
+    nrows = math.ceil(len(names) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 2.2 * nrows), squeeze=False)
+    for ax, col in zip(axes.flat, names, strict=False):
+        color = "tab:blue" if col in schema.key else "tab:red" if col in schema.sensitive else "0.5"
+        if col in schema.numerical:
+            ax.hist(frame[col], bins=30, color=color)
+            if frame[col].max() > 100 * max(frame[col].median(), 1):
+                ax.set_yscale("log")
+        else:
+            counts = frame[col].value_counts().head(max_categories)
+            ax.bar(counts.index.astype(str), counts.to_numpy(), color=color)
+            ax.tick_params(axis="x", labelrotation=90, labelsize=6)
+        ax.set_title(f"{col} ({schema.columns[col]})", fontsize=8)
+        ax.tick_params(axis="y", labelsize=6)
+    for ax in axes.flat[len(names) :]:
+        ax.axis("off")
+    fig.suptitle(title or "Marginals (blue: key, red: sensitive)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_alc(result, ax=None, alpha: float = 3.0, r_min: float = 1e-4, title: str = ""):
+    """Figure 4 of the ALC paper for one measurement: precision against recall (log scale) with
+    equal-PRC curves, the attack's and the baseline's (precision, recall) pairs, their Wilson
+    intervals, and the two best pairs that give the ALC ringed."""
+    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(figsize=(6.5, 4.2))
+    precision = np.linspace(0, 1, 400)
+    for level in PRC_LEVELS:
+        recall = recall_for_prc(level, precision, alpha, r_min)
+        ax.plot(recall, precision, color="0.75", lw=0.8, zorder=1)
+        ax.annotate(f"PRC {level:g}", (1.0, level), xycoords=("axes fraction", "data"),
+                    xytext=(3, 0), textcoords="offset points", fontsize=7, color="0.45",
+                    va="center")  # fmt: skip
+    for pairs, best, colour, name in (
+        (result.attack, result.best_attack, "tab:red", "attack"),
+        (result.base, result.best_base, "tab:blue", "baseline"),
+    ):
+        ax.errorbar(pairs.recall, pairs.precision, yerr=[pairs.precision - pairs.low,
+                    pairs.high - pairs.precision], fmt="o", color=colour, ms=4, capsize=2,
+                    label=f"{name} pairs", zorder=3)  # fmt: skip
+        ax.scatter([best.recall], [best.precision], s=160, facecolors="none", edgecolors=colour,
+                   lw=2, zorder=4, clip_on=False, label=f"best {name}: PRC {best.prc:.3f}")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_xlim(r_min, 2.0)  # room right of recall 1, where the recall-1 pairs and rings sit
+    ax.set_ylim(0, 1.08)
+    ax.axvline(1.0, color="0.6", lw=0.8, ls=":", zorder=0)
+    ax.set_xlabel("recall (log scale)")
+    ax.set_ylabel("precision (Wilson centre)")
+    ax.set_title(title or f"{result.unknown}: ALC {result.alc:.3f} ({result.label})")
+    ax.legend(loc="lower left", fontsize=8)
+    return fig

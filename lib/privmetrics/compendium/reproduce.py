@@ -1,0 +1,218 @@
+"""The main job: execute every notebook with papermill for one profile, then build the book.
+
+``python -m privmetrics.compendium.reproduce --profile quick`` (what ``make reproduce`` runs). The experiment
+grid is computed first (:func:`privmetrics.experiments.runner.run_grid`, resumable, with a
+progress bar), then the notebooks read its results. Executed
+notebooks go to ``book/generated/`` (git-ignored), which ``_toc.yml`` points at; jupyter-book
+then builds them without re-executing (``execute_notebooks: off`` in ``_config.yml``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from privmetrics.compendium.timings import NO_REPORT, TimingReport
+from privmetrics.experiments.profiles import get_profile
+from privmetrics.paths import checkout_root
+from privmetrics.threads import available_cores
+
+# In book order; each notebook takes the papermill parameter ``profile``.
+NOTEBOOKS = [
+    "metrics",
+    "errata",
+    "datasets",
+    "synthesisers",
+    "exp11",
+    "exp12",
+    "exp21",
+    "exp22",
+    "selection",
+    "comparison",
+    "alc",
+    "disclosure",
+    "priveval",
+    "peers",
+    "own_data",
+]
+
+
+def run_notebooks(
+    profile: str, out_dir: Path, names: list[str] | None = None, report: TimingReport | None = None
+) -> list[Path]:
+    import papermill
+
+    get_profile(profile)  # fail before starting a kernel when the name is wrong
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in names or NOTEBOOKS:
+        source = checkout_root() / "notebooks" / f"{name}.ipynb"
+        target = out_dir / f"{name}.ipynb"
+        start = time.perf_counter()
+        with report.step(f"notebook {name}") if report else contextlib.nullcontext():
+            papermill.execute_notebook(
+                str(source),
+                str(target),
+                parameters={"profile": profile},
+                cwd=str(checkout_root()),
+                kernel_name="python3",
+                progress_bar=True,
+            )
+        tag_for_book(target)
+        print(f"executed {name} in {time.perf_counter() - start:.1f} s -> {target}")
+        written.append(target)
+    return written
+
+
+def tag_for_book(path: Path) -> None:
+    """Code hidden behind a toggle (jupyter-book's ``hide-input``), outputs shown; an exercise's
+    ``solution`` cell hidden whole (``hide-cell``: code and answer behind one toggle); the
+    notebook's default ``parameters`` cell removed, since papermill's ``injected-parameters`` cell
+    below it holds the values actually used (otherwise the book shows two parameter cells)."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.setdefault("tags", [])
+        wanted = (
+            "remove-cell"
+            if "parameters" in tags
+            else "hide-cell"
+            if "solution" in tags
+            else "hide-input"
+        )
+        if wanted not in tags:
+            tags.append(wanted)
+    nbformat.write(notebook, path)
+
+
+def build_book(root: Path | None = None) -> Path:
+    """jupyter-book over ``root`` (default: the checkout; its ``_config.yml`` and ``_toc.yml``);
+    the built index page."""
+    root = root or checkout_root()
+    subprocess.run(
+        [
+            str(Path(sys.executable).parent / "jupyter-book"),
+            "build",
+            str(root),
+            "--warningiserror",
+            "--quiet",
+        ],
+        check=True,
+        cwd=root,
+    )
+    return root / "_build" / "html" / "index.html"
+
+
+BOOK_SOURCES = ["_config.yml", "_toc.yml", "references.bib", "book"]
+
+
+def stage_unexecuted(target: Path) -> Path:
+    """The book's sources copied to ``target`` with the notebooks *unexecuted* in place of
+    ``book/generated/``: the same configuration, chapters, prose and formulas as the real book,
+    without outputs, built in a minute (what the offline-book test opens)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in BOOK_SOURCES:
+        source = checkout_root() / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("generated"))
+        elif source.exists():
+            shutil.copy2(source, target / name)
+    generated = target / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    for name in NOTEBOOKS:
+        shutil.copy2(checkout_root() / "notebooks" / f"{name}.ipynb", generated / f"{name}.ipynb")
+        tag_for_book(generated / f"{name}.ipynb")
+    (generated / "timings.md").write_text(NO_REPORT)
+    from privmetrics.experiments.verify import to_markdown
+
+    (generated / "verify.md").write_text(to_markdown(verify_record()))
+    return target
+
+
+def timings_paths(profile: str) -> tuple[Path, Path]:
+    """The JSON report and the Markdown table the book includes."""
+    from privmetrics.experiments.runner import results_path
+
+    return (
+        results_path(profile).with_name(f"timings-{profile}.json"),
+        checkout_root() / "book" / "generated" / "timings.md",
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="quick")
+    parser.add_argument("--skip-notebooks", action="store_true", help="only rebuild the book")
+    from privmetrics.__main__ import add_cluster_arguments, cluster_client
+
+    add_cluster_arguments(parser)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    json_path, markdown_path = timings_paths(args.profile)
+    if not args.skip_notebooks:
+        from privmetrics.experiments.runner import run_grid
+        from privmetrics.experiments.store import current_commit
+
+        report = TimingReport(args.profile, available_cores(), current_commit(checkout_root()))
+        with report.step("experiment grid"), cluster_client(args) as client:
+            store = run_grid(args.profile, client=client)  # resumable: finished cells are kept
+        print(
+            f"results: {store.count('cells')} cells in {store.path} ({time.perf_counter() - start:.0f} s)"
+        )
+        run_notebooks(args.profile, checkout_root() / "book" / "generated", report=report)
+        report.close()
+        report.save(json_path)
+        markdown_path.write_text(report.to_markdown())
+        print(report.to_markdown())
+    elif not markdown_path.exists():
+        markdown_path.parent.mkdir(parents=True, exist_ok=True)
+        markdown_path.write_text(
+            TimingReport.load(json_path).to_markdown() if json_path.exists() else NO_REPORT
+        )
+    write_verify_page()
+    index = build_book()
+    print(f"book built in {time.perf_counter() - start:.0f} s: open {index}")
+    check_offline(index.parent)
+
+
+
+
+def verify_record() -> Path:
+    """The shipped record of the last ``make verify`` on the paper store."""
+    return checkout_root() / "results" / "verify-paper.json"
+
+
+def write_verify_page() -> None:
+    """The reproduce page's record of the last ``make verify`` on the shipped paper store."""
+    from privmetrics.experiments.verify import to_markdown
+
+    path = checkout_root() / "book" / "generated" / "verify.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(to_markdown(verify_record()))
+
+
+def check_offline(html_dir: Path) -> None:
+    """Open every page offline in headless Chromium (when installed) and say what failed."""
+    from privmetrics.compendium.bookcheck import INSTALL_HINT, check_book, find_browser, summary
+
+    browser = find_browser()
+    if browser is None:
+        print(f"offline check skipped: {INSTALL_HINT}")
+        return
+    checks = check_book(html_dir, browser)
+    print(f"offline check: {summary(checks)}")
+    for check in checks:
+        if not check.ok:
+            print(f"  {check.page}: {check.problem()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""A validated (real, synthetic, schema) triple that computes each shared ingredient once.
+
+Many metrics need the same encodings and nearest-neighbour queries (real -> synthetic 1-NN is used
+by eight of them). A :class:`Pair` caches them, so a full-suite run does every query once:
+
+* ``space``: ``"mixed"`` (the distance space of :mod:`privmetrics.geometry.encoding`), ``"famd"`` (the 2-D
+  FAMD projection of :mod:`privmetrics.geometry.projection`), ``"entropy"`` (the mixed space with every
+  column weighted by 1/entropy, for the Identifiability Score) or ``"keys"`` (the mixed space of
+  the key attributes alone, the attacker's view in Attribute Inference);
+* ``neighbours(query, index, k, space)``: ``query`` and ``index`` are ``"real"`` or ``"synthetic"``;
+  when they are the same frame, a row is never its own neighbour. The nearest neighbours
+  (k = 1) come from scans that serve two queries each: real -> synthetic and synthetic -> real
+  from the same products (in :data:`TWO_WAY_SPACES`), and a frame's own rows from the pairs
+  above the diagonal;
+* ``memo(key, compute)``: any other ingredient that several metrics or variants share (a
+  classifier's AUC, the largest pair distance), computed once.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from privmetrics.data.schema import Schema
+from privmetrics.data.validation import ValidationReport, plain_categories, validate
+from privmetrics.geometry.encoding import MixedEncoder, column_entropy
+from privmetrics.geometry.neighbours import (
+    farthest_distance,
+    knn,
+    nearest_both,
+    nearest_other,
+)
+from privmetrics.geometry.projection import FAMD
+
+SIDES = ("real", "synthetic")
+# spaces in which metrics ask for the nearest row both ways (MDCR and NNAA: synthetic -> real),
+# so that one scan serves both; elsewhere the second direction would be work for nothing
+TWO_WAY_SPACES = ("mixed",)
+
+
+class Pair:
+    def __init__(self, real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, seed: int = 0):
+        self.report: ValidationReport = validate(real, synthetic, schema)
+        self.real = plain_categories(real.reset_index(drop=True))
+        self.synthetic = plain_categories(synthetic.reset_index(drop=True))
+        self.schema = schema
+        self.seed = seed
+        self._spaces: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._knn: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._memo: dict = {}
+
+    def memo(self, key, compute):
+        """``compute()``, once per pair and ``key``."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    # --- encodings ---------------------------------------------------------------------------
+    def space(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(real, synthetic) coordinates in the named space, computed once."""
+        if name not in self._spaces:
+            if name == "mixed":
+                model = MixedEncoder(self.schema).fit(self.real)
+            elif name == "entropy":
+                model = MixedEncoder(self.schema, weights=self.entropy_weights).fit(self.real)
+            elif name == "famd":
+                model = FAMD(self.schema, n_components=2).fit(self.real)
+            elif name == "keys":
+                keys = list(self.schema.key)
+                model = MixedEncoder(self.schema.subset(keys)).fit(self.real[keys])
+            else:
+                raise ValueError(
+                    f"unknown space {name!r}; use 'mixed', 'entropy', 'famd' or 'keys'"
+                )
+            self._spaces[name] = (model.transform(self.real), model.transform(self.synthetic))
+        return self._spaces[name]
+
+    @cached_property
+    def entropy_weights(self) -> dict[str, float]:
+        """1 / H(column) per column (numericals in 10 quantile bins); constant columns weigh 1."""
+        weights = {}
+        for col in self.schema.names:
+            h = column_entropy(self.real[col], col in self.schema.numerical)
+            weights[col] = 1.0 / h if h > 0 else 1.0
+        return weights
+
+    # --- nearest neighbours ------------------------------------------------------------------
+    def neighbours(self, query: str, index: str, k: int = 1, space: str = "mixed"):
+        """(distances, indices) of the k nearest ``index`` rows of every ``query`` row, cached."""
+        key = (query, index, space)
+        cached = self._knn.get(key)
+        if cached is None or cached[0].shape[1] < k:
+            cached = self._knn[key] = self._search(query, index, k, space)
+        return cached[0][:, :k], cached[1][:, :k]
+
+    def _search(self, query: str, index: str, k: int, space: str):
+        coords = dict(zip(SIDES, self.space(space), strict=True))
+        reverse = (index, query, space)
+        if k == 1 and query == index:
+            return nearest_other(coords[query])
+        if k == 1 and space in TWO_WAY_SPACES and reverse not in self._knn:
+            found, self._knn[reverse] = nearest_both(coords[query], coords[index])
+            return found
+        return knn(coords[query], coords[index], k=k, exclude_self=query == index)
+
+    # --- which rows a score averages over -----------------------------------------------------
+    sampled = False  # True for a SampledPair (privmetrics.metrics.sampled): scores from target rows
+
+    def target_rows(self, side: str):
+        """Positions of the ``side`` rows that a score averages over: every row here; a random
+        sample of them in :class:`~privmetrics.metrics.sampled.SampledPair`, where the neighbour queries
+        also answer for those rows only (against every row of the other table)."""
+        return slice(None)
+
+    def nearest_distance(self, query: str, index: str, space: str = "mixed") -> np.ndarray:
+        """Distance from every ``query`` row to its nearest ``index`` row (one value per row)."""
+        return self.neighbours(query, index, 1, space)[0][:, 0]
+
+    def farthest(
+        self, query: str = "real", index: str = "synthetic", space: str = "mixed"
+    ) -> float:
+        """The largest distance between any ``query`` row and any ``index`` row, cached."""
+        coords = dict(zip(SIDES, self.space(space), strict=True))
+        return self.memo(
+            ("farthest", query, index, space),
+            lambda: farthest_distance(coords[query], coords[index]),
+        )
