@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from privmetrics.experiments.cluster import add_cluster_arguments, cluster_client
+
 
 def comma_list(text: str) -> list[str]:
     """An argparse type: "a, b,c" -> ["a", "b", "c"]."""
@@ -45,25 +47,6 @@ def _epsilon_response(args) -> int:
 
     print(format_response(epsilon_response(args.dataset, args.rows, args.runs, args.profile)))
     return 0
-
-
-def cluster_client(args):
-    """A Dask client when ``--scheduler`` or ``--local-cluster`` was given, else a null context."""
-    import contextlib
-
-    if args.scheduler is None and args.local_cluster is None:
-        return contextlib.nullcontext(None)
-    from privmetrics.experiments.cluster import dask_client
-
-    return dask_client(args.scheduler, args.local_cluster)
-
-
-def add_cluster_arguments(parser) -> None:
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786)")
-    where.add_argument(
-        "--local-cluster", type=int, metavar="N", help="start N local Dask worker processes"
-    )
 
 
 def _run(args) -> int:
@@ -127,7 +110,7 @@ def _generate(args) -> int:
 
 
 def _audit(args) -> int:
-    from privmetrics.audit import main as audit_main
+    from privmetrics.audit.cli import main as audit_main
 
     return audit_main(args)
 

@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="quick")
     parser.add_argument("--skip-notebooks", action="store_true", help="only rebuild the book")
-    from privmetrics.__main__ import add_cluster_arguments, cluster_client
+    from privmetrics.experiments.cluster import add_cluster_arguments, cluster_client
 
     add_cluster_arguments(parser)
     args = parser.parse_args(argv)

@@ -29,6 +29,7 @@ provides Dask.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -81,3 +82,19 @@ def compute_on(client, compute, tasks: list[tuple], keys: list[str]) -> Iterator
     for future in distributed.as_completed(futures):
         yield future.result()
         future.release()
+
+
+def cluster_client(args):
+    """A Dask client when ``--scheduler`` or ``--local-cluster`` was given, else a null context."""
+    if args.scheduler is None and args.local_cluster is None:
+        return contextlib.nullcontext(None)
+    return dask_client(args.scheduler, args.local_cluster)
+
+
+def add_cluster_arguments(parser) -> None:
+    """``--scheduler`` or ``--local-cluster`` on a command that runs the grid."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786)")
+    where.add_argument(
+        "--local-cluster", type=int, metavar="N", help="start N local Dask worker processes"
+    )

@@ -1,0 +1,42 @@
+"""Audit your own synthetic data: one call (:func:`audit`) and the ``privmetrics audit`` command.
+
+>>> from privmetrics.audit import audit
+>>> audit(real, synthetic, sensitive=["diagnosis"])          # the paper's final seven metrics
+>>> audit(real, synthetic, schema=schema, metrics="all")      # every registered metric
+
+When no schema is given it is inferred (:func:`privmetrics.data.schema.infer_schema`) and printed as
+YAML, so it can be saved, corrected and passed back with ``schema=`` / ``--schema``. Key attributes
+default to every column that is not sensitive (the strong attacker the datasets use). A metric
+that needs sensitive attributes when none are given is not run, and its reading says why.
+Categorical and binary columns are compared as strings, numerical ones as float64.
+
+Modules: :mod:`.reading` (files, schema files and the checks that make two tables comparable),
+:mod:`.readings` (scores, baselines and positions), :mod:`.report` (the HTML page), :mod:`.cli`
+(the command). May import every package below it (``data``, ``geometry``, ``synthesisers``,
+``metrics``); only the compendium and the command line import from here.
+"""
+
+from privmetrics.audit.reading import SUPPORTED, conform, read_table, resolve_schema
+from privmetrics.audit.readings import (
+    POSITION_BANDS,
+    audit,
+    position,
+    position_interval,
+    reading,
+    relative_reading,
+)
+from privmetrics.audit.report import AuditReport
+
+__all__ = [
+    "POSITION_BANDS",
+    "SUPPORTED",
+    "AuditReport",
+    "audit",
+    "conform",
+    "position",
+    "position_interval",
+    "read_table",
+    "reading",
+    "relative_reading",
+    "resolve_schema",
+]

@@ -1,0 +1,185 @@
+"""Reading the user's files: tables (CSV, compressed CSV, Parquet), schema files, and the checks
+that make two tables comparable (same columns, shared values, dates as days, a schema that fits).
+
+May import ``data``; used by :mod:`.readings` and :mod:`.cli`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from privmetrics.data.schema import Schema, did_you_mean, infer_schema
+from privmetrics.data.validation import InvalidInputError
+
+COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
+
+
+SUPPORTED = ".csv, .csv.gz, .csv.bz2, .csv.xz, .zip (one CSV inside), .parquet, .pq"
+
+
+def read_table(path: str | Path, na_values: list[str] | None = None) -> pd.DataFrame:
+    """A CSV (plain or compressed, by extension) or Parquet file as a DataFrame, with a clear
+    error otherwise.
+
+    In a CSV only an empty cell is missing: "NA", "null" or "None" are values (a category called
+    "NA" is not a missing value) unless ``na_values`` names them. Duplicate column names are an
+    error, never silently renamed. Any other format is refused with the list of supported ones.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidInputError(f"cannot read {path}: no such file")
+    suffixes = [x.lower() for x in path.suffixes[-2:]]
+    last = suffixes[-1] if suffixes else ""
+    is_csv = last == ".csv" or last == ".zip" or (last in COMPRESSED and ".csv" in suffixes)
+    if last not in (".parquet", ".pq") and not is_csv:
+        raise InvalidInputError(
+            f"cannot read {path}: {''.join(path.suffixes) or 'no extension'} is not a supported "
+            f"format; use one of {SUPPORTED}"
+        )
+    try:
+        if last in (".parquet", ".pq"):
+            frame = pd.read_parquet(path)
+        else:
+            header = _csv_header(path)
+            duplicated = sorted({c for c in header if header.count(c) > 1})
+            if duplicated:
+                raise InvalidInputError(f"{path} has duplicate column name(s) {duplicated}")
+            frame = pd.read_csv(path, keep_default_na=False, na_values=["", *(na_values or [])])
+    except InvalidInputError:
+        raise
+    except Exception as exc:  # any parser error becomes one message naming the file
+        raise InvalidInputError(f"cannot read {path}: {exc}") from exc
+    duplicated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+    if duplicated:
+        raise InvalidInputError(f"{path} has duplicate column name(s) {duplicated}")
+    return frame
+
+
+def _csv_header(path: Path) -> list[str]:
+    """The raw header row (pandas would rename duplicates), through the file's compression."""
+    frame = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False,
+                        encoding="utf-8-sig")  # fmt: skip
+    return [] if frame.empty else list(frame.iloc[0])
+
+
+def check_writable(path: str | Path) -> Path:
+    """``path``'s folder exists and can be written, checked before any work is done."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InvalidInputError(f"cannot write the report to {path}: no folder {folder}")
+    if path.is_dir():
+        raise InvalidInputError(f"cannot write the report to {path}: it is a folder")
+    if not os.access(folder, os.W_OK):
+        raise InvalidInputError(f"cannot write the report to {path}: {folder} is not writable")
+    return path
+
+
+def load_schema(path: str | Path) -> Schema:
+    """A schema YAML file (as :meth:`Schema.to_yaml` writes it), with a clear error otherwise."""
+    try:
+        return Schema.from_yaml(path)
+    except Exception as exc:  # missing file, bad YAML, unknown type: one message naming the file
+        raise InvalidInputError(f"cannot read the schema {path}: {exc}") from exc
+
+
+def conform(frame: pd.DataFrame, schema: Schema, name: str) -> pd.DataFrame:
+    """Categorical/binary columns as strings and numerical ones as float64, as the metrics expect.
+
+    Dates: a datetime column (Parquet datetime64, or a CSV column the schema declares numerical
+    whose cells are dates) becomes days since 1970-01-01 (fractional), so that a distance between
+    two dates is their difference in days; a datetime column declared categorical becomes its
+    ISO text.
+    """
+    out = frame.copy()
+    for col in schema.categorical:
+        if col in out:
+            values = out[col]
+            if pd.api.types.is_datetime64_any_dtype(values):
+                values = values.dt.strftime("%Y-%m-%dT%H:%M:%S")
+            out[col] = values.where(values.isna(), values.astype(str)).astype(object)
+    for col in schema.numerical:
+        if col in out:
+            out[col] = as_days(out[col])
+            try:
+                out[col] = pd.to_numeric(out[col]).astype("float64")
+            except (ValueError, TypeError) as exc:
+                raise InvalidInputError(
+                    f"{name} column {col!r} is numerical in the schema but holds non-numbers ({exc})"
+                ) from None
+    return out
+
+
+def check_shared_values(real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema) -> None:
+    """Refuse a categorical column whose synthetic values include none of the real ones while
+    both files have at least two: the files code it differently (1/2 against F/M), and every
+    score that compares values would stand as if the release shared nothing with anyone. (A
+    release whose column holds one new value throughout is a release, not a coding: allowed,
+    with the unseen-category warning.)"""
+    for col in schema.categorical:
+        real_values, synthetic_values = set(real[col]), set(synthetic[col])
+        if min(len(real_values), len(synthetic_values)) >= 2 and not real_values & synthetic_values:
+            raise InvalidInputError(
+                f"column {col!r} shares no value between the files (real: "
+                f"{sorted(real_values, key=str)[:4]}, synthetic: {sorted(synthetic_values, key=str)[:4]}): "
+                "they code it differently; recode one file"
+            )
+
+
+def as_days(values: pd.Series) -> pd.Series:
+    """Dates as fractional days since 1970-01-01 (datetime64 columns, and text columns whose every
+    cell parses as a date); any other column unchanged."""
+    if pd.api.types.is_datetime64_any_dtype(values):
+        dates = values
+    elif values.dtype == object and pd.to_numeric(values, errors="coerce").isna().all():
+        dates = pd.to_datetime(values, errors="coerce", format="mixed")
+        if dates.isna().any():
+            return values
+    else:
+        return values
+    if getattr(dates.dt, "tz", None) is not None:
+        dates = dates.dt.tz_convert(None)
+    return (dates - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
+
+
+def resolve_schema(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema | None,
+    key: list[str] | None,
+    sensitive: list[str] | None,
+) -> tuple[Schema, bool]:
+    """The schema to use and whether it was inferred; roles from the arguments override the schema's."""
+    differ = sorted(set(real.columns) ^ set(synthetic.columns))
+    if differ:
+        raise InvalidInputError(
+            f"the real and synthetic tables have different columns: {differ} are in only one of them"
+        )
+    inferred = schema is None
+    if inferred:
+        schema = infer_schema(real)
+    for role, names in (("key", key), ("sensitive", sensitive)):
+        absent = [c for c in names or () if c not in real.columns]
+        if absent:
+            hints = "".join(did_you_mean(c, real.columns) for c in absent)
+            raise InvalidInputError(
+                f"{role} attribute(s) {absent} are not columns of the data{hints}"
+            )
+    sensitive = list(sensitive) if sensitive is not None else list(schema.sensitive)
+    if key is None and schema.key:
+        key = list(schema.key)
+        given = "the schema file's key"
+    else:
+        given = "--key"
+    if key is None:  # the default: every column that is not sensitive
+        key = [c for c in schema.names if c not in sensitive] if sensitive else []
+    both = sorted(set(key) & set(sensitive))
+    if both:
+        raise InvalidInputError(
+            f"attribute(s) {both} are both key ({given}) and sensitive: an attacker who knows a "
+            "value has nothing to infer; remove them from one of the two"
+        )
+    return schema.with_roles(key=key, sensitive=sensitive), inferred

@@ -1,0 +1,129 @@
+"""The package's shape: every module imports on its own, imports only point down the layers that
+the package docstrings state, and nothing forms a cycle."""
+
+import ast
+import importlib
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+import privmetrics
+
+ROOT = Path(privmetrics.__file__).parent
+
+# lowest first; a module may import its own package and any package of a lower layer
+LAYERS = [
+    {"threads", "paths", "resources"},
+    {"data"},
+    {"geometry"},
+    {"synthesisers"},
+    {"attacks"},
+    {"disclosure"},
+    {"metrics"},
+    {"experiments"},
+    {"audit"},
+    {"compendium"},
+    {"__main__"},
+]
+RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = sorted(module_name(p) for p in ROOT.rglob("*.py"))
+
+
+def package_of(module: str) -> str:
+    return module.split(".")[1] if "." in module else "__init__"
+
+
+def imports(top_level_only: bool) -> dict[str, set[str]]:
+    """Each module's ``privmetrics`` imports (every import, or those run when it is imported)."""
+    graph = defaultdict(set)
+    for module in MODULES:
+        path = ROOT.parent / (module.replace(".", "/") + ".py")
+        if not path.exists():
+            path = ROOT.parent / module.replace(".", "/") / "__init__.py"
+        tree = ast.parse(path.read_text())
+        nodes = tree.body if top_level_only else ast.walk(tree)
+        for node in nodes:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                raise AssertionError(f"{module}: relative import (the package uses absolute ones)")
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("privmetrics"):
+                for alias in node.names:
+                    child = f"{node.module}.{alias.name}"
+                    graph[module].add(child if child in MODULES else node.module)
+            elif isinstance(node, ast.Import):
+                graph[module] |= {a.name for a in node.names if a.name.startswith("privmetrics.")}
+    return graph
+
+
+def test_every_package_is_placed_in_a_layer():
+    packages = {package_of(m) for m in MODULES} - {"__init__"}
+    assert packages == set(RANK), packages ^ set(RANK)
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if package_of(target) != "__init__"
+        and RANK[package_of(target)] > RANK[package_of(module)]
+    ]
+
+
+def test_imports_point_down_the_layers_only():
+    assert not upward(imports(top_level_only=False))
+    # and the check can fail: a metric importing the runner is an upward arrow
+    arrow = {"privmetrics.metrics.registry": {"privmetrics.experiments.runner"}}
+    assert upward(arrow) == ["privmetrics.metrics.registry -> privmetrics.experiments.runner"]
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state, stack = {}, []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        state[node] = "done"
+        stack.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_import_cycles_between_modules_or_packages():
+    assert find_cycle(imports(top_level_only=True)) is None
+    packages = defaultdict(set)
+    for module, targets in imports(top_level_only=False).items():
+        packages[package_of(module)] |= {package_of(t) for t in targets} - {package_of(module)}
+    assert find_cycle(packages) is None
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_module_imports_on_its_own(module):
+    """Imported with no other ``privmetrics`` module loaded, as a user's first import would be."""
+    saved = {name: mod for name, mod in sys.modules.items() if name.startswith("privmetrics")}
+    for name in saved:
+        del sys.modules[name]
+    try:
+        importlib.import_module(module)
+    finally:
+        for name in [n for n in sys.modules if n.startswith("privmetrics")]:
+            del sys.modules[name]
+        sys.modules.update(saved)
