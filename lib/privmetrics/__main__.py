@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from privmetrics.experiments.cluster import add_cluster_arguments, cluster_client
+from privmetrics.paths import CheckoutNotFoundError
 
 
 def comma_list(text: str) -> list[str]:
@@ -254,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     try:
         return handlers[args.command](args)
+    except CheckoutNotFoundError as exc:  # a compendium command outside a checkout
+        print(f"privmetrics {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:  # Ctrl-C: one line, the shell's code for SIGINT
         print(f"privmetrics {args.command}: interrupted", file=sys.stderr)
         return 130
