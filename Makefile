@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup browser reproduce test verify bench bench-scale bench-synth epsilon-response lint clean
+.PHONY: setup browser reproduce test test-fast verify bench bench-scale bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -38,6 +38,11 @@ reproduce: setup
 test: setup browser
 	$(PY) -m ruff check lib tests
 	$(PY) -m pytest -n 2 --durations=10
+
+# the quick subset for day-to-day work (tests marked fast in tests/conftest.py), under a minute
+test-fast: setup
+	$(PY) -m ruff check lib tests
+	$(PY) -m pytest -n 2 -q -m fast
 
 # regenerate a sample of the shipped paper store's cells from scratch and compare every score
 verify: setup

@@ -1,8 +1,41 @@
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from privmetrics.data.schema import Schema
+from privmetrics.threads import available_cores, per_worker
+
+# Test files of ``make test-fast`` (marked ``fast``): hand-computed values, properties, inputs and
+# the package's shape; no notebook, neural network, cluster, book or benchmark. Under a minute on
+# two cores; ``make test`` runs everything.
+FAST_FILES = {
+    "test_analysis.py", "test_crossref.py", "test_datasets.py", "test_disclosure.py",
+    "test_epsilon.py", "test_errata.py", "test_layout.py", "test_membership.py",
+    "test_timings.py", "test_validation.py", "test_ways.py", "test_bad_input_tail.py",
+    "test_dp_synthesisers.py", "test_neighbours.py", "test_alc.py", "test_runner.py",
+}  # fmt: skip
+
+
+def pytest_configure(config):
+    """Each xdist worker gets its share of the cores for BLAS/OpenMP (and passes it on to the
+    kernels and processes it starts): two workers each running a machine-wide OpenMP pool make
+    both spin, which once made a half-second test take 81 s."""
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers:
+        from threadpoolctl import threadpool_limits
+
+        share = per_worker(int(workers)) if available_cores() > 1 else 1
+        for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(variable, str(share))
+        threadpool_limits(share)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in FAST_FILES and "slow" not in item.keywords:
+            item.add_marker(pytest.mark.fast)
 
 
 @pytest.fixture

@@ -1,31 +1,51 @@
-"""Every notebook runs end to end through papermill, in book order, the way `make reproduce` runs
-them, on the `smoke` profile (300-row samples, one-epoch networks, two runs) in a scratch results
-database and synthetic-table cache."""
+"""Every notebook runs end to end through papermill, the way `make reproduce` runs them, on the
+`smoke` profile (300-row samples, one-epoch networks, two runs), each notebook its own test so
+that the test workers share them. The results store and synthetic-table cache that several
+notebooks read are filled once per test session (:func:`smoke_results`), whichever worker comes
+first, behind a file lock."""
+
+import os
 
 import nbformat
 import pytest
+from filelock import FileLock
 
 from privmetrics.compendium.reproduce import NOTEBOOKS, run_notebooks
 
 
+@pytest.fixture(scope="session")
+def smoke_results(tmp_path_factory):
+    """A folder with ``results/smoke.sqlite`` (the whole smoke grid) and ``cache/``, shared by
+    every worker of this session (xdist workers' temporary folders share one parent)."""
+    from privmetrics.experiments.runner import run_grid
+    from privmetrics.experiments.store import ResultsStore
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "smoke-shared"
+    shared.mkdir(exist_ok=True)
+    with FileLock(str(shared / "lock")):
+        if not (shared / "done").exists():
+            run_grid(
+                "smoke", store=ResultsStore(shared / "results" / "smoke.sqlite"),
+                cache_root=str(shared / "cache"), progress=False,
+            )  # fmt: skip
+            (shared / "done").touch()
+    return shared
+
+
 @pytest.mark.slow
-def test_every_notebook_executes_and_shows_something(tmp_path, monkeypatch):
-    monkeypatch.setenv("PRIVMETRICS_RESULTS", str(tmp_path / "results"))
-    monkeypatch.setenv("PRIVMETRICS_CACHE", str(tmp_path / "cache"))
-    paths = run_notebooks("smoke", tmp_path / "out", NOTEBOOKS)
-    assert [p.stem for p in paths] == NOTEBOOKS
-    for path in paths:
-        notebook = nbformat.read(path, as_version=4)
-        outputs = [
-            o
-            for cell in notebook.cells
-            if cell.cell_type == "code"
-            for o in cell.get("outputs", [])
-        ]
-        assert not [o for o in outputs if o.output_type == "error"], path.stem
-        shown = [o for o in outputs if {"image/png", "text/html"} & set(o.get("data", {}))]
-        assert shown, f"{path.stem}: expected at least one figure or table"
-    assert (tmp_path / "results" / "smoke.sqlite").exists()
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_executes_and_shows_something(name, smoke_results, tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVMETRICS_RESULTS", str(smoke_results / "results"))
+    monkeypatch.setenv("PRIVMETRICS_CACHE", str(smoke_results / "cache"))
+    (path,) = run_notebooks("smoke", tmp_path / "out", [name])
+    notebook = nbformat.read(path, as_version=4)
+    outputs = [
+        o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])
+    ]
+    assert not [o for o in outputs if o.output_type == "error"], name
+    shown = [o for o in outputs if {"image/png", "text/html"} & set(o.get("data", {}))]
+    assert shown, f"{name}: expected at least one figure or table"
 
 
 def course_chapters() -> list[str]:
