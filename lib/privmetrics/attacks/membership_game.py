@@ -190,13 +190,14 @@ def play(
 
 
 def tpr_at(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> float:
-    """The largest TPR over thresholds whose FPR is at most ``fpr``."""
-    best = 0.0
-    for t in np.unique(scores):
-        guess = scores >= t
-        if guess[truth == 0].mean() <= fpr + 1e-12:
-            best = max(best, guess[truth == 1].mean())
-    return float(best)
+    """The largest TPR over thresholds whose FPR is at most ``fpr`` (NaN without both classes)."""
+    positive, negative = scores[truth == 1], scores[truth == 0]
+    if not len(positive) or not len(negative):
+        return np.nan
+    thresholds = np.unique(scores)[:, None]
+    allowed = (negative[None, :] >= thresholds).mean(1) <= fpr + 1e-12
+    tprs = (positive[None, :] >= thresholds).mean(1)
+    return float(tprs[allowed].max()) if allowed.any() else 0.0
 
 
 def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.DataFrame:
@@ -210,9 +211,10 @@ def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.
         def measure(games):
             scores = np.concatenate([g.scores for g in games])
             truth = np.concatenate([g.truth for g in games])
+            if not 0 < truth.mean() < 1:  # a bootstrap draw with one class only
+                return (np.nan, np.nan, np.nan)
             guess = scores >= 0.5
-            auc = roc_auc_score(truth, scores) if 0 < truth.mean() < 1 else np.nan
-            return (auc, guess[truth == 1].mean() - guess[truth == 0].mean(),
+            return (roc_auc_score(truth, scores), guess[truth == 1].mean() - guess[truth == 0].mean(),
                     tpr_at(scores, truth))  # fmt: skip
 
         point = measure(part)

@@ -34,6 +34,7 @@ NOTEBOOKS = [
     "exp22",
     "selection",
     "comparison",
+    "attacks",
     "alc",
     "disclosure",
     "priveval",

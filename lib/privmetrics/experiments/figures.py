@@ -9,7 +9,12 @@ import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
 
 from privmetrics.experiments.analysis import epsilon_curve, score_table
-from privmetrics.experiments.grid import EPSILONS, RANDOM_EPSILON, REAL_EPSILON
+from privmetrics.experiments.grid import (
+    EPSILONS,
+    RANDOM_EPSILON,
+    REAL_EPSILON,
+    configuration_order,
+)
 from privmetrics.metrics import REGISTRY
 
 CATEGORY_LINE = {"color": "forestgreen", "linewidth": 2.5}
@@ -146,3 +151,25 @@ def shown(results: pd.DataFrame, profile: str) -> str:
         rows = f"{int(part['rows'].max()):,} rows, " if "rows" in part else ""
         parts.append(f"{dataset} ({rows}{span} runs per configuration)")
     return f"Shown: profile `{profile}`; " + "; ".join(parts) + "."
+
+
+def attack_success(attacks: pd.DataFrame, dataset: str, measure: str = "AUC") -> plt.Figure:
+    """Experiment 3: the membership attack's ``measure`` per configuration (grid order), one
+    marker per target kind, with its 95% interval; the dotted line is a coin flip."""
+    part = attacks[(attacks.dataset == dataset) & (attacks.measure == measure)]
+    configs = configuration_order(part.config.unique())
+    fig, ax = plt.subplots(figsize=(8, 3.2))
+    for shift, (kind, rows) in zip((-0.12, 0.12), part.groupby("kind"), strict=False):
+        rows = rows.set_index("config").reindex(configs)
+        x = np.arange(len(configs)) + shift
+        ax.errorbar(x, rows.value, yerr=[rows.value - rows.low, rows.high - rows.value],
+                    fmt="o", capsize=3, label=f"{kind} targets")  # fmt: skip
+    if measure == "AUC":
+        ax.axhline(0.5, color="grey", linestyle=":", linewidth=1)
+    ax.set_xticks(np.arange(len(configs)), configs, rotation=35, ha="right", fontsize=9)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel(f"membership {measure}")
+    ax.set_title(f"{dataset}: shadow-model membership inference per configuration")
+    ax.legend(fontsize=9, loc="upper left")
+    fig.tight_layout()
+    return fig

@@ -37,6 +37,15 @@ class Profile:
     audit_population: int = 3000
     audit_rows: int = 500
     audit_releases: int = 50
+    # Experiment 3's membership games (privmetrics.experiments.games): the population sample,
+    # each training table's rows, the attacker's shadow releases and the challenger's releases
+    # per game, and the targets of each kind (random, vulnerable) per dataset
+    game_population: int = 1000
+    game_train_rows: int = 200
+    game_shadow: int = 10
+    game_releases: int = 6
+    game_targets: int = 2
+    game_techniques: tuple[str, ...] | None = None  # None: every technique of the grid
 
     @property
     def study_profile(self) -> str:
@@ -103,6 +112,12 @@ PROFILES: dict[str, Profile] = {
         audit_population=600,
         audit_rows=100,
         audit_releases=4,
+        game_population=300,
+        game_train_rows=60,
+        game_shadow=4,
+        game_releases=4,
+        game_targets=1,
+        game_techniques=("random", "privbayes", "real"),  # the notebook test's games in seconds
     ),
 }
 
