@@ -15,6 +15,7 @@ FAST_FILES = {
     "test_epsilon.py", "test_errata.py", "test_layout.py", "test_membership.py",
     "test_timings.py", "test_validation.py", "test_ways.py", "test_bad_input_tail.py",
     "test_dp_synthesisers.py", "test_neighbours.py", "test_alc.py", "test_runner.py",
+    "test_games.py", "test_prose.py",
 }  # fmt: skip
 
 

@@ -37,9 +37,9 @@ def test_a_metric_that_ranks_like_the_attack_tracks_it_and_its_mirror_does_not()
     assert table.loc["mirror", "rho"] == pytest.approx(-1.0)
     assert table.loc["mirror", "verdict"] == G.DOES_NOT
     assert np.isnan(table.loc["flat", "rho"]) and table.loc["flat", "verdict"] == G.CANNOT_TELL
-    assert (table.configurations == len(auc)).all() and table["attack separates"].all()
-    # the same scores against an attack whose Real and Random intervals overlap: no verdict
-    attacks, results = attacks_and_results({"same": [a * 2 for a in auc]}, auc, width=0.3)
+    assert (table.configurations == len(auc)).all() and table["attack works on Real"].all()
+    # the same scores against an attack whose interval on Real reaches chance: no verdict
+    attacks, results = attacks_and_results({"same": [a * 2 for a in auc]}, auc, width=0.5)
     table = G.predictiveness(attacks, results)
     assert table.rho.iloc[0] == pytest.approx(1.0) and table.verdict.iloc[0] == G.CANNOT_TELL
 
@@ -85,3 +85,20 @@ def test_targets_of_the_two_kinds_are_distinct_and_seeded(make_secret_table):
     assert one == G.choose_targets(frame, schema, 5, seed=3)
     assert not set(one["random"]) & set(one["vulnerable"])
     assert len(one["random"]) == len(one["vulnerable"]) == 5
+
+
+def test_attribute_games_have_their_own_table_and_resume(tmp_path, monkeypatch):
+    path = tmp_path / "smoke.sqlite"
+    membership = G.GameStore(path)
+    attribute = G.GameStore(path, "attribute")
+    first = G.run_games("smoke", datasets=["texas"], techniques=("real",), store=attribute,
+                        n_jobs=1, progress=False, game="attribute")  # fmt: skip
+    assert len(first) == 2 and membership.games().empty
+    monkeypatch.setattr(G, "_one_game", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
+    again = G.run_games("smoke", datasets=["texas"], techniques=("real",), store=attribute,
+                        n_jobs=1, progress=False, game="attribute")  # fmt: skip
+    pd.testing.assert_frame_equal(first, again)
+    table = G.attack_table(first, draws=50, game="attribute")
+    assert set(table.measure) == {"accuracy", "baseline accuracy", "advantage"}
+    with pytest.raises(ValueError, match="unknown game"):
+        G.GameStore(path, "reconstruction")

@@ -153,9 +153,12 @@ def shown(results: pd.DataFrame, profile: str) -> str:
     return f"Shown: profile `{profile}`; " + "; ".join(parts) + "."
 
 
-def attack_success(attacks: pd.DataFrame, dataset: str, measure: str = "AUC") -> plt.Figure:
-    """Experiment 3: the membership attack's ``measure`` per configuration (grid order), one
-    marker per target kind, with its 95% interval; the dotted line is a coin flip."""
+def attack_success(
+    attacks: pd.DataFrame, dataset: str, measure: str = "AUC", game: str = "membership"
+) -> plt.Figure:
+    """Experiment 3: an attack's ``measure`` per configuration (grid order), one marker per
+    target kind, with its 95% interval; the dotted line is what guessing achieves (an AUC of 0.5,
+    an advantage of 0)."""
     part = attacks[(attacks.dataset == dataset) & (attacks.measure == measure)]
     configs = configuration_order(part.config.unique())
     fig, ax = plt.subplots(figsize=(8, 3.2))
@@ -164,12 +167,12 @@ def attack_success(attacks: pd.DataFrame, dataset: str, measure: str = "AUC") ->
         x = np.arange(len(configs)) + shift
         ax.errorbar(x, rows.value, yerr=[rows.value - rows.low, rows.high - rows.value],
                     fmt="o", capsize=3, label=f"{kind} targets")  # fmt: skip
-    if measure == "AUC":
-        ax.axhline(0.5, color="grey", linestyle=":", linewidth=1)
+    chance = 0.5 if measure == "AUC" else 0.0
+    ax.axhline(chance, color="grey", linestyle=":", linewidth=1)
     ax.set_xticks(np.arange(len(configs)), configs, rotation=35, ha="right", fontsize=9)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_ylabel(f"membership {measure}")
-    ax.set_title(f"{dataset}: shadow-model membership inference per configuration")
+    ax.set_ylim((-0.02, 1.02) if measure in ("AUC", "accuracy") else (-1.02, 1.02))
+    ax.set_ylabel(f"{game} {measure}")
+    ax.set_title(f"{dataset}: {game} inference per configuration")
     ax.legend(fontsize=9, loc="upper left")
     fig.tight_layout()
     return fig
