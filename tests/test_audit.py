@@ -11,7 +11,7 @@ from privmetrics.__main__ import main
 from privmetrics.audit import audit, position, position_interval, reading, relative_reading
 from privmetrics.data.schema import infer_schema
 from privmetrics.data.validation import InvalidInputError
-from privmetrics.metrics import REGISTRY
+from privmetrics.metrics import REGISTRY, select
 
 FINAL = [m.name for m in REGISTRY.values() if m.final]
 
@@ -245,3 +245,60 @@ def test_sampled_targets_covering_every_row_give_the_full_audit(files, capsys):
         run_cli(path / "real.csv", path / "synth.csv", "--targets", "60", "--metrics", "DCR") == 0
     )
     assert "DCR" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def with_holdout():
+    """Texas rows split into the real table and a holdout of rows a generator never saw; a release
+    with every column shuffled on its own (no row of anyone) and a copy."""
+    from privmetrics.data.datasets import load_dataset
+
+    frame, schema = load_dataset("texas", n=600, seed=0)
+    real, holdout = frame.iloc[:300].reset_index(drop=True), frame.iloc[300:].reset_index(drop=True)
+    rng = np.random.default_rng(0)
+    shuffled = real.apply(lambda column: column.to_numpy()[rng.permutation(len(column))])
+    return real, holdout, shuffled, schema
+
+
+DISTANCE = [spec.name for spec in select("all") if str(spec.kind).startswith("distance")]
+
+
+def test_with_a_holdout_a_shuffled_release_reads_near_holdout_and_a_copy_near_real(with_holdout):
+    real, holdout, shuffled, schema = with_holdout
+    shuffled_table = audit(real, shuffled, schema=schema, metrics=DISTANCE, holdout=holdout,
+                           random_runs=2)  # fmt: skip
+    informative = shuffled_table[~shuffled_table.reading.str.startswith("uninformative")]
+    assert len(informative) >= len(DISTANCE) - 2, shuffled_table[["metric", "reading"]]
+    assert informative.reading.str.startswith("near holdout").all(), informative[["metric", "reading"]]
+    assert "Holdout" in shuffled_table.columns and "Random" in shuffled_table.columns
+    copy_table = audit(real, real.copy(), schema=schema, metrics=DISTANCE, holdout=holdout,
+                       random_runs=2)  # fmt: skip
+    informative = copy_table[~copy_table.reading.str.startswith("uninformative")]
+    assert informative.reading.str.startswith("near Real").all(), informative[["metric", "reading"]]
+
+
+def test_a_holdout_of_another_size_or_kind_is_named(with_holdout):
+    real, holdout, _, schema = with_holdout
+    with pytest.warns(UserWarning, match="the holdout has 100 rows and the release 300"):
+        audit(real, real.copy(), schema=schema, metrics=["DCR"], holdout=holdout.iloc[:100],
+              random_runs=2)  # fmt: skip
+    with pytest.raises(InvalidInputError, match="holdout data must be a pandas DataFrame"):
+        audit(real, real.copy(), schema=schema, metrics=["DCR"], holdout=[1, 2, 3])
+
+
+def test_cli_reads_a_holdout_and_names_it_in_the_report(with_holdout, tmp_path, capsys):
+    real, holdout, shuffled, schema = with_holdout
+    for name, frame in (("real", real), ("holdout", holdout), ("release", shuffled)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    # inferred from the real rows alone, SEX_CODE is binary; the holdout also has "U"
+    code = run_cli(tmp_path / "real.csv", tmp_path / "release.csv",
+                   "--holdout", tmp_path / "holdout.csv", "--metrics", "DCR")  # fmt: skip
+    assert code == 2 and "holdout data column 'SEX_CODE'" in capsys.readouterr().err
+    (tmp_path / "schema.yml").write_text(schema.to_yaml())
+    code = run_cli(
+        tmp_path / "real.csv", tmp_path / "release.csv", "--holdout", tmp_path / "holdout.csv",
+        "--schema", tmp_path / "schema.yml", "--metrics", "DCR,NNDR", "--out", tmp_path / "r.html",
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and "Holdout" in out and "from holdout to Real" in out
+    assert "holdout file" in (tmp_path / "r.html").read_text()

@@ -211,6 +211,11 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("synthetic", help="the synthetic data, same columns")
     audit.add_argument("--schema", help="YAML schema; inferred from the real data when absent")
     audit.add_argument(
+        "--holdout",
+        help="real rows the generator never saw (same columns): the position then runs from the "
+        "holdout's scores (0) to Real (1)",
+    )
+    audit.add_argument(
         "--key", type=comma_list, help="comma-separated key attributes (default: all non-sensitive)"
     )
     audit.add_argument("--sensitive", type=comma_list, help="comma-separated sensitive attributes")

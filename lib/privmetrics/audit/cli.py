@@ -19,6 +19,7 @@ def main(args) -> int:
         out = check_writable(args.out) if args.out else None
         real = read_table(args.real, args.na_values)
         synthetic = read_table(args.synthetic, args.na_values)
+        holdout = read_table(args.holdout, args.na_values) if args.holdout else None
         schema = load_schema(args.schema) if args.schema else None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -26,7 +27,7 @@ def main(args) -> int:
                 real, synthetic, schema=schema, key=args.key, sensitive=args.sensitive,
                 metrics=args.metrics, seed=args.seed, progress=True, report=True,
                 baselines=not args.no_baselines, random_runs=args.random_runs,
-                targets=args.targets,
+                targets=args.targets, holdout=holdout,
             )  # fmt: skip
     except InvalidInputError as exc:
         print(f"privmetrics audit: error: {exc}", file=sys.stderr)
@@ -43,6 +44,9 @@ def main(args) -> int:
         print(result.table.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
     print(f"{len(result.table)} metrics in {result.seconds:.1f} s")
     if out:
-        out.write_text(result.to_html({"real": str(args.real), "synthetic": str(args.synthetic)}))
+        sources = {"real": str(args.real), "synthetic": str(args.synthetic)}
+        if args.holdout:
+            sources["holdout"] = str(args.holdout)
+        out.write_text(result.to_html(sources))
         print(f"report written to {out}")
     return 0

@@ -30,7 +30,9 @@ BANDS = ((0.2, "low risk"), (0.5, "moderate risk"), (0.8, "high risk"), (1.01, "
 # Thirds, because nothing calibrates an absolute cut-off (the ALC paper finds no evidential basis
 # for anonymity thresholds): the bands only say which end of what this data allows the release
 # is nearer to, and a band is named only when the whole position interval lies inside it.
-POSITION_BANDS = ((1 / 3, "near Random"), (2 / 3, "between Random and Real"), (np.inf, "near Real"))
+# With a holdout (real rows the generator never saw) the lower end is the holdout instead: what a
+# generator of new people from the same population would score.
+POSITION_BANDS = ((1 / 3, "near {low}"), (2 / 3, "between {low} and Real"), (np.inf, "near Real"))
 
 
 MIN_SPAN = 0.01  # Random and Real closer than this: the metric cannot place a release here
@@ -75,22 +77,25 @@ def position_interval(score: float, randoms, real: float) -> tuple[float, float,
     return position(score, mean, real), ends[0], ends[1]
 
 
-def _band(where: float) -> str:
-    return next(words for upper, words in POSITION_BANDS if where < upper)
+def _band(where: float, anchor: str) -> str:
+    return next(words for upper, words in POSITION_BANDS if where < upper).format(low=anchor)
 
 
-def relative_reading(score: float, random: float, real: float, low=None, high=None) -> str:
-    """The reading relative to what this data allows: thirds of the Random-to-Real distance (a
-    release a third of the way towards a copy is "near Random", two thirds "near Real"). With a
+def relative_reading(
+    score: float, random: float, real: float, low=None, high=None, anchor: str = "Random"
+) -> str:
+    """The reading relative to what this data allows: thirds of the distance from the lower end
+    (``random``: the Random baseline's score, or the holdout's with ``anchor="holdout"``) to Real
+    (a release a third of the way towards a copy is "near Random", two thirds "near Real"). With a
     position interval (``low``, ``high``) that straddles a band boundary, both bands are named."""
     where = position(score, random, real)
     if np.isnan(where):
-        return "uninformative here (Random and Real score alike on this data)"
+        return f"uninformative here ({anchor} and Real score alike on this data)"
     low, high = (where, where) if low is None or np.isnan(low) else (low, high)
-    bands = list(dict.fromkeys(_band(x) for x in (low, where, high)))
+    bands = list(dict.fromkeys(_band(x, anchor) for x in (low, where, high)))
     words = bands[0] if len(bands) == 1 else f"on the border: {' / '.join(bands)}"
     spread = f", {low:.0%}-{high:.0%}" if high - low >= 0.005 else ""
-    return f"{words} ({where:.0%} of the way from Random to Real{spread})"
+    return f"{words} ({where:.0%} of the way from {anchor} to Real{spread})"
 
 
 def audit(
@@ -106,6 +111,7 @@ def audit(
     baselines: bool = True,
     random_runs: int = RANDOM_RUNS,
     targets: int | None = None,
+    holdout: pd.DataFrame | None = None,
 ) -> pd.DataFrame | AuditReport:
     """Score ``synthetic`` against ``real`` with the chosen metrics.
 
@@ -120,9 +126,17 @@ def audit(
     ``targets``: for tables too large for every pair, score from that many random target rows
     of each table (:mod:`privmetrics.metrics.sampled`; the baselines too); a metric that is not an
     average over rows is then not run, and says so.
+
+    ``holdout``: real rows of the same population that the generator never saw. Each metric is
+    also scored with the holdout in the release's place (column ``Holdout``), and the position runs
+    from the holdout (0: what a generator of new people would give) to Real (1) instead of from
+    Random; Random's scores stay beside it. Without a holdout, "near Random" means only "nearer to
+    noise than to a copy", not "safe". The holdout should have about as many rows as the release
+    (a metric's score depends on the number of rows it searches); a warning says when it has not.
     """
     start = time.perf_counter()
-    for name, frame in (("real data", real), ("synthetic data", synthetic)):
+    named = [("real data", real), ("synthetic data", synthetic)]
+    for name, frame in named + ([("holdout data", holdout)] if holdout is not None else []):
         if not isinstance(frame, pd.DataFrame):
             raise InvalidInputError(
                 f"{name} must be a pandas DataFrame, got {type(frame).__name__}"
@@ -146,6 +160,25 @@ def audit(
     pair = pair_of(real, synthetic[real.columns], schema, seed, targets)
     check_count("random_runs", random_runs)
     ends = baseline_pairs(real, schema, seed, random_runs, targets) if baselines else {}
+    if holdout is not None:
+        holdout = conform(holdout, schema, "holdout data")
+        check_shared_values(real, holdout, schema)
+        if abs(len(holdout) - len(synthetic)) > 0.1 * len(synthetic):
+            warnings.warn(
+                f"the holdout has {len(holdout):,} rows and the release {len(synthetic):,}: a "
+                "metric's score depends on how many rows it searches, so the holdout's scores are "
+                "a fair lower end only for a release of about its size",
+                UserWarning,
+                stacklevel=2,
+            )
+        with warnings.catch_warnings(record=True) as caught:  # checks worded for a release
+            warnings.simplefilter("always")
+            try:
+                ends["Holdout"] = pair_of(real, holdout[real.columns], schema, seed, targets)
+            except InvalidInputError as exc:
+                raise InvalidInputError(str(exc).replace("synthetic", "holdout")) from None
+        for message in dict.fromkeys((w.category, str(w.message)) for w in caught):
+            warnings.warn(message[1].replace("synthetic", "holdout"), message[0], stacklevel=2)
     rows = []
     for spec in tqdm(specs, desc="metrics", disable=not progress):
         missing = [
@@ -165,19 +198,29 @@ def audit(
         with limited(available_cores()):  # the cores this process may use, not the machine's
             score = spec(pair)
             row = {"metric": spec.name, "category": str(spec.category), "score": score}
-            if ends:
+            if "Real" in ends:
                 randoms = [spec(end) for end in ends["Random"]]
                 row["Random"] = float(np.mean(randoms))
                 row["Random SEM"] = standard_error(randoms)
                 row["Real"] = spec(ends["Real"])
                 where, low, high = position_interval(score, randoms, row["Real"])
+                anchor = "Random"
+                if "Holdout" in ends:  # a fixed table: no draws, no interval
+                    row["Holdout"] = spec(ends["Holdout"])
+                    where = low = high = position(score, row["Holdout"], row["Real"])
+                    anchor = "holdout"
                 row.update({"position": where, "position low": low, "position high": high})
-                words = relative_reading(score, row["Random"], row["Real"], low, high)
+                lower = row["Holdout"] if anchor == "holdout" else row["Random"]
+                words = relative_reading(score, lower, row["Real"], low, high, anchor)
+            elif "Holdout" in ends:
+                row["Holdout"] = spec(ends["Holdout"])
+                words = f"{reading(score)} (the holdout scores {row['Holdout']:.3f})"
             else:
                 words = reading(score)
         rows.append({**row, "reading": f"{words}: {spec.summary}"})
     compared = ["Random", "Random SEM", "Real", "position", "position low", "position high"]
-    columns = ["metric", "category", "score", *(compared if ends else [])]
+    columns = ["metric", "category", "score", *(["Holdout"] if "Holdout" in ends else []),
+               *(compared if "Real" in ends else [])]  # fmt: skip
     table = pd.DataFrame(rows, columns=[*columns, "reading"])
     if not report:
         return table
@@ -186,7 +229,8 @@ def audit(
         schema=schema,
         schema_inferred=inferred,
         seconds=time.perf_counter() - start,
-        shapes={"real": real.shape, "synthetic": synthetic.shape},
+        shapes={"real": real.shape, "synthetic": synthetic.shape,
+                **({"holdout": holdout.shape} if holdout is not None else {})},  # fmt: skip
         remarks=([] if checks.ok else [str(checks)])
         + ([f"scores from {targets:,} random target rows of each table"] if targets else []),
     )
