@@ -181,10 +181,11 @@ METRICS = [m.name for m in select("everything")]
 @pytest.mark.parametrize("name", METRICS)
 def test_every_metric_refuses_bad_pairs_and_scores_odd_ones(texas, name, corruption):
     """Every corruption against every metric and variant; hypothesis draws the column, the side
-    and the values (20 corruptions x 40 measures x 2 draws)."""
+    and the values (20 corruptions x 40 measures x 2 draws; 1 for ALC)."""
     spec = get_metric(name)
 
-    @settings(PROFILE, max_examples=2)
+    # ALC fits forests block by block (about 10 s a call on two busy cores): one draw of it
+    @settings(PROFILE, max_examples=1 if name == "ALC" else 2)
     @given(case=corrupted_pairs(texas, corruption))
     def check(case):
         _, column, side, real, synthetic, schema = case

@@ -109,7 +109,7 @@ def catalogue() -> pd.DataFrame:
             {
                 "metric": m.name,
                 "title": m.title,
-                "algorithm": m.algorithm,
+                "algorithm": str(m.algorithm) if m.algorithm else "-",
                 "category": str(m.category),
                 "type": m.kind,
                 "extra inputs": ", ".join(m.needs) or "-",
