@@ -20,6 +20,7 @@ from functools import cache
 import numpy as np
 import yaml
 
+from privmetrics.data.schema import did_you_mean
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.pair import Pair
 from privmetrics.paths import resource
@@ -164,7 +165,8 @@ def get_metric(name: str) -> MetricSpec:
     lowered = {k.lower(): k for k in known}
     if name.lower() not in lowered:
         raise KeyError(
-            f"unknown metric {name!r}; registered metrics: {', '.join(REGISTRY)}; "
+            f"unknown metric {name!r}{did_you_mean(name, known)}; registered metrics: "
+            f"{', '.join(REGISTRY)}; "
             f"variants: {', '.join(VARIANTS)}"
         )
     return known[lowered[name.lower()]]
