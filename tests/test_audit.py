@@ -301,4 +301,7 @@ def test_cli_reads_a_holdout_and_names_it_in_the_report(with_holdout, tmp_path, 
     )  # fmt: skip
     out = capsys.readouterr().out
     assert code == 0 and "Holdout" in out and "from holdout to Real" in out
+    first = out.splitlines()[0]  # which file is which, before anything else
+    assert first.startswith(f"real: {tmp_path / 'real.csv'} (300 rows x 18 columns); release: ")
+    assert first.endswith(f"holdout: {tmp_path / 'holdout.csv'} (300 rows x 18 columns)")
     assert "holdout file" in (tmp_path / "r.html").read_text()

@@ -21,6 +21,11 @@ def main(args) -> int:
         synthetic = read_table(args.synthetic, args.na_values)
         holdout = read_table(args.holdout, args.na_values) if args.holdout else None
         schema = load_schema(args.schema) if args.schema else None
+        # first, which file is which: a swap of the two files shows here at a glance
+        read = [("real", args.real, real), ("release", args.synthetic, synthetic)]
+        read += [("holdout", args.holdout, holdout)] if holdout is not None else []
+        print("; ".join(f"{role}: {path} ({len(t):,} rows x {t.shape[1]} columns)"
+                        for role, path, t in read))  # fmt: skip
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = audit(
