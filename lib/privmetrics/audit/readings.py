@@ -171,14 +171,7 @@ def audit(
                 UserWarning,
                 stacklevel=2,
             )
-        with warnings.catch_warnings(record=True) as caught:  # checks worded for a release
-            warnings.simplefilter("always")
-            try:
-                ends["Holdout"] = pair_of(real, holdout[real.columns], schema, seed, targets)
-            except InvalidInputError as exc:
-                raise InvalidInputError(str(exc).replace("synthetic", "holdout")) from None
-        for message in dict.fromkeys((w.category, str(w.message)) for w in caught):
-            warnings.warn(message[1].replace("synthetic", "holdout"), message[0], stacklevel=2)
+        ends["Holdout"] = pair_of(real, holdout[real.columns], schema, seed, targets, "holdout")
     rows = []
     for spec in tqdm(specs, desc="metrics", disable=not progress):
         missing = [
@@ -236,13 +229,16 @@ def audit(
     )
 
 
-def pair_of(real, synthetic, schema, seed: int, targets: int | None) -> Pair:
-    """A :class:`Pair`, or a :class:`~privmetrics.metrics.sampled.SampledPair` when ``targets`` is given."""
+def pair_of(
+    real, synthetic, schema, seed: int, targets: int | None, name: str = "synthetic"
+) -> Pair:
+    """A :class:`Pair`, or a :class:`~privmetrics.metrics.sampled.SampledPair` when ``targets``
+    is given; ``name`` is what its checks call the second table."""
     if targets:
         from privmetrics.metrics.sampled import SampledPair
 
-        return SampledPair(real, synthetic, schema, seed=seed, targets=targets)
-    return Pair(real, synthetic, schema, seed=seed)
+        return SampledPair(real, synthetic, schema, seed=seed, targets=targets, name=name)
+    return Pair(real, synthetic, schema, seed=seed, name=name)
 
 
 def baseline_pairs(

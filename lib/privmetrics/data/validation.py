@@ -57,6 +57,7 @@ class ValidationReport:
     unseen_categories: dict[str, list] = field(default_factory=dict)
     outliers: dict[str, float] = field(default_factory=dict)
     real_outliers: dict[str, float] = field(default_factory=dict)
+    name: str = "synthetic"  # what the compared table is called in the remarks
 
     @property
     def ok(self) -> bool:
@@ -70,11 +71,11 @@ class ValidationReport:
                 f"{c}: {v[:5]}{' ...' if len(v) > 5 else ''}"
                 for c, v in self.unseen_categories.items()
             ]
-            out.append("synthetic categories unseen in the real data: " + "; ".join(parts))
+            out.append(f"{self.name} categories unseen in the real data: " + "; ".join(parts))
         if self.outliers:
             parts = [f"{c}: {v:g}" for c, v in self.outliers.items()]
             out.append(
-                f"synthetic values more than {OUTLIER_RANGES:g} real ranges outside the real "
+                f"{self.name} values more than {OUTLIER_RANGES:g} real ranges outside the real "
                 "range (distances to them dominate every distance metric): " + "; ".join(parts)
             )
         if self.real_outliers:
@@ -204,28 +205,33 @@ def plain_categories(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def validate(
-    real: pd.DataFrame, synthetic: pd.DataFrame | None, schema: Schema, warn: bool = True
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame | None,
+    schema: Schema,
+    warn: bool = True,
+    name: str = "synthetic",
 ) -> ValidationReport:
     """Check a (real, synthetic, schema) triple; raise :class:`InvalidInputError` on the first problem.
 
     ``synthetic`` may be None when only the real data and the schema are checked (synthesiser
-    input). Allowed oddities are returned and, with ``warn``, issued as warnings.
+    input). Allowed oddities are returned and, with ``warn``, issued as warnings. ``name`` is what
+    messages call the compared table (e.g. ``"holdout"`` when the audit compares real rows).
     """
     if not isinstance(schema, Schema):
         raise InvalidInputError(f"schema must be a privmetrics Schema, got {type(schema).__name__}")
     validate_schema(schema)
     validate_frame(real, schema, "real data")
-    report = ValidationReport(real_outliers=far_from_bulk(real, schema))
+    report = ValidationReport(real_outliers=far_from_bulk(real, schema), name=name)
     if synthetic is None:
         _warn(report, warn)
         return report
-    validate_frame(synthetic, schema, "synthetic data")
+    validate_frame(synthetic, schema, f"{name} data")
     for col in schema.categorical:
         real_kind, synthetic_kind = value_kind(real[col]), value_kind(synthetic[col])
         if real_kind != synthetic_kind:
             raise InvalidInputError(
                 f"column {col!r} holds {real_kind} values in the real data but {synthetic_kind} "
-                f"values in the synthetic data (e.g. {real[col].iloc[0]!r} against "
+                f"values in the {name} data (e.g. {real[col].iloc[0]!r} against "
                 f"{synthetic[col].iloc[0]!r}): no value can match; convert one table"
             )
         seen = pd.Index(pd.unique(real[col]))

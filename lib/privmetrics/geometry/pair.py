@@ -41,8 +41,16 @@ TWO_WAY_SPACES = ("mixed",)
 
 
 class Pair:
-    def __init__(self, real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, seed: int = 0):
-        self.report: ValidationReport = validate(real, synthetic, schema)
+    def __init__(
+        self,
+        real: pd.DataFrame,
+        synthetic: pd.DataFrame,
+        schema: Schema,
+        seed: int = 0,
+        name: str = "synthetic",
+    ):
+        # name: what checks call the second table (the audit also pairs real rows with a holdout)
+        self.report: ValidationReport = validate(real, synthetic, schema, name=name)
         self.real = plain_categories(real.reset_index(drop=True))
         self.synthetic = plain_categories(synthetic.reset_index(drop=True))
         self.schema = schema

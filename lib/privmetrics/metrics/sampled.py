@@ -57,8 +57,9 @@ class SampledPair(Pair):
         seed: int = 0,
         targets: int = TARGETS,
         draw: int = 0,
+        name: str = "synthetic",
     ):
-        super().__init__(real, synthetic, schema, seed=seed)
+        super().__init__(real, synthetic, schema, seed=seed, name=name)
         if targets < 1:
             raise ValueError(f"targets must be at least 1, got {targets}")
         rng = np.random.default_rng((seed, draw))
