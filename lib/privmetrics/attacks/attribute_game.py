@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 
+from privmetrics.attacks.membership_game import split_population
 from privmetrics.data.schema import Schema
 from privmetrics.geometry.encoding import MixedEncoder
 from privmetrics.synthesisers import make_synthesiser
@@ -101,12 +102,8 @@ def play_attribute(
         raise ValueError("attribute inference needs a sensitive attribute; the schema names none")
     rng = np.random.default_rng([seed, target, 1])
     target_row = population.iloc[[target]].reset_index(drop=True)
-    others = population.drop(index=population.index[target]).reset_index(drop=True)
-    order = rng.permutation(len(others))
-    reference = others.iloc[order[: len(others) // 2]].reset_index(drop=True)
-    pool = others.iloc[order[len(others) // 2 :]].reset_index(drop=True)
-    if len(pool) < train_rows:
-        raise ValueError(f"the evaluation pool has {len(pool)} rows, fewer than train_rows={train_rows}")
+    # the reference only trains the baseline's forest: any size will do
+    reference, pool = split_population(population, target, rng, train_rows, need=("evaluation pool",))
     guesser = _Guesser(schema, sensitive, reference, seed)
     truth = guesser.label(target_row[sensitive])[0]
     right = []

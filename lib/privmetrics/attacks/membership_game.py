@@ -132,6 +132,30 @@ class GameResult:
         return float(guess[self.truth == 1].mean() - guess[self.truth == 0].mean())
 
 
+def split_population(
+    population: pd.DataFrame,
+    target: int,
+    rng: np.random.Generator,
+    train_rows: int,
+    need: tuple[str, ...] = ("reference", "evaluation pool"),
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The population without the row at position ``target``, split at random into the
+    attacker's reference and the evaluation pool, half each; a ``ValueError`` when a part named
+    in ``need`` has fewer than ``train_rows`` rows (the tables drawn from it)."""
+    others = population.drop(index=population.index[target]).reset_index(drop=True)
+    order = rng.permutation(len(others))
+    parts = {
+        "reference": others.iloc[order[: len(others) // 2]].reset_index(drop=True),
+        "evaluation pool": others.iloc[order[len(others) // 2 :]].reset_index(drop=True),
+    }
+    for name in need:
+        if len(parts[name]) < train_rows:
+            raise ValueError(
+                f"the {name} has {len(parts[name])} rows, fewer than train_rows={train_rows}"
+            )
+    return parts["reference"], parts["evaluation pool"]
+
+
 def _releases(technique, params, pool, target_row, schema, count, train_rows, rng, seed0):
     """``count`` releases from tables drawn from ``pool``, the target in every second one."""
     out = []
@@ -166,13 +190,7 @@ def play(
     pool, half each."""
     rng = np.random.default_rng([seed, target])
     target_row = population.iloc[target]
-    others = population.drop(index=population.index[target]).reset_index(drop=True)
-    order = rng.permutation(len(others))
-    reference = others.iloc[order[: len(others) // 2]].reset_index(drop=True)
-    pool = others.iloc[order[len(others) // 2 :]].reset_index(drop=True)
-    for name, part in (("reference", reference), ("evaluation pool", pool)):
-        if len(part) < train_rows:
-            raise ValueError(f"the {name} has {len(part)} rows, fewer than train_rows={train_rows}")
+    reference, pool = split_population(population, target, rng, train_rows)
     features = FeatureMaker(schema, reference, seed)
     with limited(threads):
         trained = _releases(technique, params, reference, target_row, schema, shadow, train_rows,

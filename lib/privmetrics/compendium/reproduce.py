@@ -50,9 +50,10 @@ def run_notebooks(
 
     get_profile(profile)  # fail before starting a kernel when the name is wrong
     out_dir.mkdir(parents=True, exist_ok=True)
+    root = checkout_root()
     written = []
     for name in names or NOTEBOOKS:
-        source = checkout_root() / "notebooks" / f"{name}.ipynb"
+        source = root / "notebooks" / f"{name}.ipynb"
         target = out_dir / f"{name}.ipynb"
         start = time.perf_counter()
         with report.step(f"notebook {name}") if report else contextlib.nullcontext():
@@ -60,7 +61,7 @@ def run_notebooks(
                 str(source),
                 str(target),
                 parameters={"profile": profile},
-                cwd=str(checkout_root()),
+                cwd=str(root),
                 kernel_name="python3",
                 progress_bar=True,
             )
@@ -120,8 +121,9 @@ def stage_unexecuted(target: Path) -> Path:
     ``book/generated/``: the same configuration, chapters, prose and formulas as the real book,
     without outputs, built in a minute (what the offline-book test opens)."""
     target.mkdir(parents=True, exist_ok=True)
+    root = checkout_root()
     for name in BOOK_SOURCES:
-        source = checkout_root() / name
+        source = root / name
         if source.is_dir():
             shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("generated"))
         elif source.exists():
@@ -129,7 +131,7 @@ def stage_unexecuted(target: Path) -> Path:
     generated = target / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
     for name in NOTEBOOKS:
-        shutil.copy2(checkout_root() / "notebooks" / f"{name}.ipynb", generated / f"{name}.ipynb")
+        shutil.copy2(root / "notebooks" / f"{name}.ipynb", generated / f"{name}.ipynb")
         tag_for_book(generated / f"{name}.ipynb")
     (generated / "timings.md").write_text(NO_REPORT)
     from privmetrics.experiments.verify import to_markdown

@@ -255,10 +255,10 @@ def predictiveness(
     rows = []
     chosen = attacks[attacks.measure == measure]
     for (dataset, kind), part in chosen.groupby(["dataset", "kind"], sort=False):
-        attack = part.set_index("config").value
         if dataset not in means.index.get_level_values(0):
             continue
         bounds = part.set_index("config")
+        attack = bounds.value
         chance = 0.5 if measure == "AUC" else 0.0
         informative = "Real" in bounds.index and bounds.low["Real"] > chance
         scores = means.loc[dataset].reindex(attack.index)
