@@ -82,7 +82,7 @@ def test_installed_entry_point_exits_non_zero_on_bad_input(files):
         ("missing file", [], "no such file"),
         ("garbage parquet", [], "cannot read"),
         ("extra column", [], "different columns: \\['extra'\\]"),
-        ("nan", [], "missing values \\(NaN\\)"),
+        ("nan", ["--missing", "refuse"], "missing values \\(NaN\\)"),
         ("none", ["--metrics", "DCR,Nope"], "unknown metric 'Nope'"),
         ("none", ["--key", "age,height"], "key attribute\\(s\\) \\['height'\\] are not columns"),
         (

@@ -191,7 +191,8 @@ def test_every_metric_refuses_bad_pairs_and_scores_odd_ones(texas, name, corrupt
         _, column, side, real, synthetic, schema = case
         rows = min(len(real), len(synthetic))
         outcome = check_outcome(
-            lambda: compute(name, real, synthetic, schema),
+            # the refusal path: with the default missing="indicator" a gap is scored (test_missing)
+            lambda: compute(name, real, synthetic, schema, missing="refuse"),
             corruption,
             column,
             spec.min_rows,
@@ -447,7 +448,8 @@ def test_cli_reads_na_as_a_category_and_checks_out_first(pair300, tmp_path, caps
     args = ["audit", str(tmp_path / "r.csv"), str(tmp_path / "s.csv"), "--sensitive",
             "ILLNESS_SEVERITY", "--metrics", "CZeroCAP"]  # fmt: skip
     assert main(args) == 0
-    assert main([*args, "--na-values", "NA"]) == 2  # asked: NA is missing, and NaN is refused
+    # asked: NA is missing, and refused on request
+    assert main([*args, "--na-values", "NA", "--missing", "refuse"]) == 2
     assert "missing values" in capsys.readouterr().err
     start = __import__("time").perf_counter()
     assert main([*args[:-1], "all", "--out", str(tmp_path / "no" / "r.html")]) == 2

@@ -242,6 +242,23 @@ def main(argv: list[str] | None = None) -> int:
         "table, each against all rows of the other (the final seven; others are not run)",
     )
     audit.add_argument(
+        "--missing",
+        choices=("indicator", "drop-rows", "refuse"),
+        default="indicator",
+        help="missing values: indicator (a gap is a category, or a yes/no flag beside a number "
+        "filled with the real median; the default), drop-rows, or refuse",
+    )
+    audit.add_argument("--json", help="also write the whole report as JSON here")
+    audit.add_argument(
+        "--evidence", help="write the exposed real rows (copied, closer than a neighbour, "
+        "sensitive value recovered) as CSV here"
+    )
+    audit.add_argument(
+        "--fail-on",
+        help="exit 1 when a metric places the release near-real, between (or nearer Real), or at "
+        "a position >= a number in [0, 1]; for pipelines",
+    )
+    audit.add_argument(
         "--na-values",
         type=comma_list,
         help='comma-separated CSV cells to read as missing (default: only empty cells; "NA" is a value)',

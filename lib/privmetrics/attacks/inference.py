@@ -300,6 +300,7 @@ def measure_alc(
     max_width: float = 0.1,
     alpha: float = 3.0,
     r_min: float = 1e-4,
+    control: pd.DataFrame | None = None,
 ) -> ALCResult:
     """The ALC of an attribute-inference attack on ``synthetic`` for one unknown attribute.
 
@@ -313,6 +314,10 @@ def measure_alc(
     ``baseline`` is ``"best"`` (our repair, see :class:`BlockBaseline`) or ``"paper"`` (the
     balanced forest on the real rows outside the target's block). Up to ``max_targets`` targets,
     in blocks of 10% of the rows, fewer when the halting rule stops earlier.
+
+    ``control``: real rows of the same population that the generator never saw (the ALC paper's
+    control set, Section 4.1). The baseline is then the *same attack on the same release* aimed at
+    control rows: what the release tells about anyone, member or not. ``baseline`` is ignored.
 
     An unknown attribute with a single value in the real data (or whose dominant value leaves no
     target) raises :class:`~privmetrics.data.validation.InvalidInputError`: there is nothing to infer,
@@ -336,9 +341,17 @@ def measure_alc(
         )
     numerical = [c for c in schema.numerical if c in known]
     rng = np.random.default_rng(seed)
-    truth, synth_codes = unknown_codes(
-        real[unknown], synthetic[unknown], unknown in schema.numerical
-    )
+    if control is not None:  # one code scale for members and controls
+        joint, synth_codes = unknown_codes(
+            pd.concat([real[unknown], control[unknown]], ignore_index=True),
+            synthetic[unknown],
+            unknown in schema.numerical,
+        )
+        truth, control_truth = joint[: len(real)], joint[len(real) :]
+    else:
+        truth, synth_codes = unknown_codes(
+            real[unknown], synthetic[unknown], unknown in schema.numerical
+        )
     targets_at = select_targets(truth, max_targets, rng)
     if len(targets_at) == 0:
         raise InvalidInputError(
@@ -369,32 +382,49 @@ def measure_alc(
             encoded_features(synthetic, known, numerical, levels), synth_codes, seed
         )
         attack_pred, attack_rank = forest_predictions(synth_forest, real_features[targets_at])
-    blocks = BlockBaseline(
-        real_features, truth, targets_at, max(1, len(real) // 10), baseline, seed, alpha, r_min
-    )
+    if control is not None:
+        control_at = select_targets(control_truth, max_targets, rng)
+        control_rows = control.iloc[control_at]
+        if attack == "brm":
+            control_pred, control_rank = best_row_match(
+                control_rows[known], synthetic[known], synth_codes, numerical, ranges
+            )
+        else:
+            control_pred, control_rank = forest_predictions(
+                synth_forest, encoded_features(control_rows, known, numerical, levels)
+            )
+        control_ok = control_pred == control_truth[control_at]
+        blocks = None
 
-    def base(size):
-        pred, rank = blocks.upto(size)
-        return pred == target_truth[:size], rank
+        def base(size):
+            return control_ok[:size], control_rank[:size]
+    else:
+        blocks = BlockBaseline(
+            real_features, truth, targets_at, max(1, len(real) // 10), baseline, seed, alpha, r_min
+        )
+
+        def base(size):
+            pred, rank = blocks.upto(size)
+            return pred == target_truth[:size], rank
 
     attack_ok = attack_pred == target_truth
     pairs_attack, pairs_base, best_attack, best_base, used, reason = halted_measurement(
         attack_ok, attack_rank, base, max_width, alpha, r_min
     )
-    base_pred, base_rank = blocks.upto(used)
-    predictions = pd.DataFrame(
-        {
-            "attack correct": attack_ok[:used],
-            "attack rank": attack_rank[:used],
-            "base correct": base_pred == target_truth[:used],
-            "base rank": base_rank,
-        }
+    base_ok, base_rank = base(used)
+    predictions = pd.concat(
+        [
+            pd.DataFrame({"attack correct": attack_ok[:used], "attack rank": attack_rank[:used]}),
+            pd.DataFrame({"base correct": base_ok, "base rank": base_rank}),
+        ],
+        axis=1,
     )
     return ALCResult(
         unknown=unknown, known=known, attack=pairs_attack, base=pairs_base,
         best_attack=best_attack, best_base=best_base,
         alc=float(A.alc(best_base.prc, best_attack.prc)), targets_used=used, halt_reason=reason,
-        predictions=predictions, baseline_fits=blocks.fits, baseline_models=blocks.chosen,
+        predictions=predictions, baseline_fits=blocks.fits if blocks else 0,
+        baseline_models=blocks.chosen if blocks else ["control set"],
     )  # fmt: skip
 
 

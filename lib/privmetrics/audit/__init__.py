@@ -11,21 +11,23 @@ that needs sensitive attributes when none are given is not run, and its reading 
 Categorical and binary columns are compared as strings, numerical ones as float64.
 
 Modules: :mod:`.reading` (files, schema files and the checks that make two tables comparable),
-:mod:`.readings` (scores, baselines and positions), :mod:`.report` (the HTML page), :mod:`.cli`
-(the command). May import every package below it (``data``, ``geometry``, ``synthesisers``,
+:mod:`.run` (the audit: every metric on the release and its references), :mod:`.readings`
+(positions and their words), :mod:`.verdict` (the headline and ``--fail-on``), :mod:`.evidence`
+(the exposed rows), :mod:`.utility` (the fidelity panel), :mod:`.report` (the HTML page and the
+JSON), :mod:`.cli` (the command). May import every package below it (``data``, ``geometry``, ``synthesisers``,
 ``metrics``); only the compendium and the command line import from here.
 """
 
 from privmetrics.audit.reading import SUPPORTED, conform, read_table, resolve_schema
 from privmetrics.audit.readings import (
     POSITION_BANDS,
-    audit,
     position,
     position_interval,
     reading,
     relative_reading,
 )
 from privmetrics.audit.report import AuditReport
+from privmetrics.audit.run import audit
 
 __all__ = [
     "POSITION_BANDS",

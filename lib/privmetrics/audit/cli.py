@@ -1,4 +1,9 @@
-"""``privmetrics audit`` on the command line: read two files, audit, print, write the report."""
+"""``privmetrics audit`` on the command line: read the files, audit, print the verdict first, write
+the reports.
+
+Exit codes: 0 done; 1 ``--fail-on`` was met (the verdict and the metrics that met it are
+printed); 2 bad input or an unexpected error, in one line.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,25 @@ import warnings
 import pandas as pd
 
 from privmetrics.audit.reading import check_writable, load_schema, read_table
-from privmetrics.audit.readings import audit
+from privmetrics.audit.run import audit
+from privmetrics.audit.verdict import fails, parse_threshold
 from privmetrics.data.validation import InvalidInputError
+
+FAIL_RULES = ("near-real", "between")
 
 
 def main(args) -> int:
-    """``privmetrics audit``: exit 0 with a table (and a report), or 2 with one line naming the
-    problem. Warnings (unseen categories, extreme values, a skipped attribute) are printed."""
+    """``privmetrics audit``: the verdict, the table, who is exposed and the utility panel, or
+    exit 2 with one line naming the problem. Warnings (unseen categories, extreme values, a
+    skipped attribute, missing values) are printed."""
     try:
-        out = check_writable(args.out) if args.out else None
+        if args.fail_on and args.fail_on not in FAIL_RULES:
+            try:
+                parse_threshold(args.fail_on)
+            except ValueError as exc:
+                raise InvalidInputError(str(exc)) from None
+        outputs = {k: check_writable(v) for k in ("out", "json", "evidence")
+                   if (v := getattr(args, k, None))}  # fmt: skip
         real = read_table(args.real, args.na_values)
         synthetic = read_table(args.synthetic, args.na_values)
         holdout = read_table(args.holdout, args.na_values) if args.holdout else None
@@ -32,11 +47,14 @@ def main(args) -> int:
                 real, synthetic, schema=schema, key=args.key, sensitive=args.sensitive,
                 metrics=args.metrics, seed=args.seed, progress=True, report=True,
                 baselines=not args.no_baselines, random_runs=args.random_runs,
-                targets=args.targets, holdout=holdout,
+                targets=args.targets, holdout=holdout, missing=getattr(args, "missing", "indicator"),
             )  # fmt: skip
     except InvalidInputError as exc:
         print(f"privmetrics audit: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("privmetrics audit: interrupted", file=sys.stderr)
+        return 130
     except Exception as exc:  # anything else still ends in one line and exit 2
         print(
             f"privmetrics audit: error: {type(exc).__name__}: {exc} (unexpected: please report it)",
@@ -45,13 +63,35 @@ def main(args) -> int:
         return 2
     for message in dict.fromkeys(str(w.message) for w in caught):
         print(f"warning: {message}")
+    print()
+    for line in result.verdict.lines():
+        print(line)
+    print()
     with pd.option_context("display.max_colwidth", 70, "display.width", 160):
-        print(result.table.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
-    print(f"{len(result.table)} metrics in {result.seconds:.1f} s")
-    if out:
-        sources = {"real": str(args.real), "synthetic": str(args.synthetic)}
-        if args.holdout:
-            sources["holdout"] = str(args.holdout)
-        out.write_text(result.to_html(sources))
-        print(f"report written to {out}")
+        shown = result.table.drop(columns=["position low", "position high"], errors="ignore")
+        print(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
+    print("\nwho is exposed:")
+    for line in result.evidence_lines:
+        print(f"  {line}")
+    if len(result.utility):
+        print("\nutility beside privacy:")
+        print(result.utility.to_string(float_format=lambda v: f"{v:.3f}"))
+    print(f"\n{len(result.table)} metrics in {result.seconds:.1f} s")
+    sources = {"real": str(args.real), "synthetic": str(args.synthetic)}
+    if args.holdout:
+        sources["holdout"] = str(args.holdout)
+    if "out" in outputs:
+        outputs["out"].write_text(result.to_html(sources))
+        print(f"report written to {outputs['out']}")
+    if "json" in outputs:
+        outputs["json"].write_text(result.to_json(sources))
+        print(f"JSON written to {outputs['json']}")
+    if "evidence" in outputs:
+        result.evidence.to_csv(outputs["evidence"], index=False)
+        print(f"{len(result.evidence):,} exposed rows written to {outputs['evidence']}")
+    if args.fail_on:
+        met = fails(result.table, args.fail_on)
+        if met:
+            print(f"--fail-on {args.fail_on}: met by {', '.join(met)}")
+            return 1
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from privmetrics.data.schema import Schema, did_you_mean, infer_schema
@@ -89,6 +90,10 @@ def load_schema(path: str | Path) -> Schema:
 def conform(frame: pd.DataFrame, schema: Schema, name: str) -> pd.DataFrame:
     """Categorical/binary columns as strings and numerical ones as float64, as the metrics expect.
 
+    A categorical column of whole numbers read as floats (a CSV reader does so as soon as one cell
+    is empty) is written as the integers ("1", not "1.0"), so that a file with a gap and one
+    without share their codes.
+
     Dates: a datetime column (Parquet datetime64, or a CSV column the schema declares numerical
     whose cells are dates) becomes days since 1970-01-01 (fractional), so that a distance between
     two dates is their difference in days; a datetime column declared categorical becomes its
@@ -100,7 +105,10 @@ def conform(frame: pd.DataFrame, schema: Schema, name: str) -> pd.DataFrame:
             values = out[col]
             if pd.api.types.is_datetime64_any_dtype(values):
                 values = values.dt.strftime("%Y-%m-%dT%H:%M:%S")
-            out[col] = values.where(values.isna(), values.astype(str)).astype(object)
+            elif pd.api.types.is_float_dtype(values) and (values.dropna() % 1 == 0).all():
+                values = values.astype("Int64")  # codes 1, 2 read as 1.0, 2.0 beside a gap
+            text = values.astype(object).map(str, na_action="ignore")
+            out[col] = text.where(values.notna(), np.nan).astype(object)
     for col in schema.numerical:
         if col in out:
             out[col] = as_days(out[col])
@@ -120,7 +128,7 @@ def check_shared_values(real: pd.DataFrame, synthetic: pd.DataFrame, schema: Sch
     release whose column holds one new value throughout is a release, not a coding: allowed,
     with the unseen-category warning.)"""
     for col in schema.categorical:
-        real_values, synthetic_values = set(real[col]), set(synthetic[col])
+        real_values, synthetic_values = set(real[col].dropna()), set(synthetic[col].dropna())
         if min(len(real_values), len(synthetic_values)) >= 2 and not real_values & synthetic_values:
             raise InvalidInputError(
                 f"column {col!r} shares no value between the files (real: "

@@ -1,7 +1,9 @@
-"""The audit's HTML report: one self-contained page (table, chart, what each metric measures,
-inputs and versions), with the chart embedded as a PNG.
+"""The audit's outputs: one self-contained HTML page, verdict first, and the same content as JSON.
 
-May import ``data`` and ``metrics``.
+The page: the verdict (headline and one line per attack category), a chart of the positions with
+their intervals, the table with a plain one-line reading per metric (the formula behind a
+toggle), the most exposed real rows, the utility panel, then what each metric measures, the
+inputs and the versions. May import ``data`` and ``metrics``.
 """
 
 from __future__ import annotations
@@ -9,18 +11,22 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 import platform
 from dataclasses import dataclass, field
 from importlib.metadata import version
 
+import numpy as np
 import pandas as pd
 
 from privmetrics.data.schema import Schema
 
+EVIDENCE_SHOWN = 10  # exposed rows in the page; the CSV has them all
+
 
 @dataclass
 class AuditReport:
-    """The audit's table plus everything the HTML report shows about how it was made."""
+    """The audit's table plus everything the report shows about the release and how it was made."""
 
     table: pd.DataFrame
     schema: Schema
@@ -28,50 +34,119 @@ class AuditReport:
     seconds: float
     shapes: dict[str, tuple[int, int]]
     remarks: list[str] = field(default_factory=list)
+    verdict: object = None  # a privmetrics.audit.verdict.Verdict
+    evidence: pd.DataFrame = field(default_factory=pd.DataFrame)
+    evidence_lines: list[str] = field(default_factory=list)
+    utility: pd.DataFrame = field(default_factory=pd.DataFrame)
+    costs: dict[str, float] = field(default_factory=dict)  # seconds per scored table
+    anchor: str = "Random"
 
     def to_html(self, sources: dict[str, str] | None = None) -> str:
         return render_html(self, sources or {})
 
+    def to_dict(self, sources: dict[str, str] | None = None) -> dict:
+        """Everything in the report as plain JSON types (NaN as null)."""
+        table = self.table.astype(object).where(self.table.notna(), None)
+        return {
+            "verdict": {"level": self.verdict.level, "headline": self.verdict.headline,
+                        "categories": self.verdict.categories, "metrics": self.verdict.flagged},
+            "scores": table.to_dict("records"),
+            "lower end": self.anchor,
+            "evidence": {"summary": self.evidence_lines, "rows": len(self.evidence)},
+            "utility": {m: row.to_dict() for m, row in self.utility.iterrows()},
+            "remarks": self.remarks,
+            "inputs": {**(sources or {}), **{k: list(v) for k, v in self.shapes.items()}},
+            "schema": self.schema.to_dict(),
+            "seconds": {"total": self.seconds, **self.costs},
+            "versions": versions(),
+        }  # fmt: skip
 
-def score_chart(table: pd.DataFrame) -> str:
-    """A horizontal bar chart of the scores, coloured by attack category, as a base64 PNG."""
+    def to_json(self, sources: dict[str, str] | None = None) -> str:
+        return json.dumps(self.to_dict(sources), indent=2, default=_plain)
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)
+
+
+def versions() -> dict[str, str]:
+    return {
+        "privmetrics": version("privmetrics"),
+        "python": platform.python_version(),
+        **{p: version(p) for p in ("numpy", "pandas", "scikit-learn", "scipy")},
+    }
+
+
+COLOURS = {"reconstruction": "tab:purple", "re-identification": "tab:blue", "tracing": "tab:green"}
+
+
+def position_chart(table: pd.DataFrame, anchor: str) -> str:
+    """The positions (0 = the lower end, 1 = Real) with their intervals, one bar per informative
+    metric, coloured by attack category, with the thirds that the readings use; a base64 PNG.
+    Every metric is oriented the same way here, whatever its raw scale (MDCR's copy scores 0.95,
+    CZeroCAP's 1): the position is measured between this data's own references."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    shown = table.dropna(subset=["score"])
-    colours = {
-        "reconstruction": "tab:purple",
-        "re-identification": "tab:blue",
-        "tracing": "tab:green",
-    }
-    fig, ax = plt.subplots(figsize=(7, 0.35 * len(shown) + 1.2))
-    ax.barh(shown.metric, shown.score, color=[colours.get(c, "grey") for c in shown.category])
-    ax.set_xlim(0, 1)
+    shown = table.dropna(subset=["position"]) if "position" in table else table.iloc[:0]
+    fig, ax = plt.subplots(figsize=(7.5, 0.4 * max(len(shown), 1) + 1.6))
+    for edge in (1 / 3, 2 / 3):
+        ax.axvline(edge, color="grey", lw=0.8, ls=":")
+    y = np.arange(len(shown))
+    where = shown["position"].to_numpy(float) if len(shown) else np.array([])
+    low = shown.get("position low", shown.get("position")).to_numpy(float) if len(shown) else where
+    high = (
+        shown.get("position high", shown.get("position")).to_numpy(float) if len(shown) else where
+    )
+    ax.barh(y, np.clip(where, -0.1, 1.2), color=[COLOURS.get(c, "grey") for c in shown.category],
+            xerr=[np.abs(where - low), np.abs(high - where)], capsize=3)  # fmt: skip
+    ax.set_yticks(y, shown.metric)
+    ax.set_xlim(-0.1, 1.2)
     ax.invert_yaxis()
-    ax.set_xlabel("score (0 = private, 1 = no privacy)")
-    for category, colour in colours.items():
-        if category in set(shown.category):
-            ax.bar(0, 0, color=colour, label=category)
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
+    ax.set_xlabel(f"position: 0 = scores like the {anchor}, 1 = scores like Real (a copy)")
+    for x, words in ((1 / 6, f"near {anchor}"), (0.5, "between"), (5 / 6, "near Real")):
+        ax.text(x, -0.75, words, ha="center", va="bottom", fontsize=8, color="dimgrey")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in COLOURS.values()]
+    fig.legend(handles, list(COLOURS), loc="lower center", ncol=3, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100)
     plt.close(fig)
     return base64.b64encode(buffer.getvalue()).decode()
 
 
+def _table_html(table: pd.DataFrame) -> str:
+    """The scores with each metric's formula (its docstring) behind a toggle under the reading."""
+    from privmetrics.metrics import get_metric
+
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+    rows = []
+    for _, row in table.iterrows():
+        cells = []
+        for col, value in row.items():
+            if col == "reading":
+                doc = get_metric(row.metric).doc
+                cells.append(f"<td>{html.escape(str(value))}<details><summary>formula</summary>"
+                             f"<pre>{html.escape(doc)}</pre></details></td>")  # fmt: skip
+            elif isinstance(value, float):
+                cells.append(f"<td>{'not run' if np.isnan(value) else f'{value:.3f}'}</td>")
+            else:
+                cells.append(f"<td>{html.escape(str(value))}</td>")
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
 def render_html(report: AuditReport, sources: dict[str, str]) -> str:
     from privmetrics.metrics import get_metric
 
-    versions = {
-        "privmetrics": version("privmetrics"),
-        "python": platform.python_version(),
-        **{p: version(p) for p in ("numpy", "pandas", "scikit-learn", "scipy")},
-    }
+    verdict = report.verdict
+    lines = "".join(f"<li>{html.escape(line)}</li>" for line in verdict.categories)
     explained = "".join(
-        f"<dt>{html.escape(m)}</dt><dd>{html.escape(get_metric(m).doc.split(chr(10) + chr(10))[0])}</dd>"
+        f"<dt>{html.escape(m)}</dt><dd>{html.escape(get_metric(m).reading)}</dd>"
         for m in report.table.metric
     )
     inputs = {
@@ -80,27 +155,48 @@ def render_html(report: AuditReport, sources: dict[str, str]) -> str:
         "schema": "inferred from the real data" if report.schema_inferred else "given",
         "key attributes": ", ".join(report.schema.key) or "none",
         "sensitive attributes": ", ".join(report.schema.sensitive) or "none",
-        "time taken": f"{report.seconds:.1f} s",
-        **{f"version of {k}": v for k, v in versions.items()},
+        "time taken": f"{report.seconds:.1f} s ("
+        + ", ".join(f"{k} {v:.1f} s" for k, v in report.costs.items())
+        + ")",
+        **{f"version of {k}": v for k, v in versions().items()},
     }
     rows = "".join(
         f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
         for k, v in inputs.items()
     )
     remarks = "".join(f"<p><em>{html.escape(r)}</em></p>" for r in report.remarks)
+    evidence = "".join(f"<li>{html.escape(line)}</li>" for line in report.evidence_lines)
+    top = report.evidence.head(EVIDENCE_SHOWN)
+    top_html = top.to_html(index=False, float_format=lambda v: f"{v:.4f}") if len(top) else ""
+    utility = (
+        report.utility.to_html(float_format=lambda v: f"{v:.3f}") if len(report.utility) else ""
+    )
+    chart = position_chart(report.table, report.anchor)
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>privmetrics audit</title>
-<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left}}dt{{font-weight:bold;margin-top:.6em}}</style>
+<style>body{{font-family:sans-serif;max-width:64em;margin:2em auto}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}}
+dt{{font-weight:bold;margin-top:.6em}}.verdict{{font-size:1.15em;padding:.6em;border-left:.4em solid #b22}}
+details pre{{white-space:pre-wrap;font-size:.8em}}</style>
 </head><body>
 <h1>Privacy audit of a synthetic table</h1>
-<p>Scores follow Hansen &amp; Stær's convention: 0 means private, 1 means no privacy (the synthetic
-table leaks as much as the real one would).</p>
-<h2>Scores</h2>
-{report.table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="not run")}
-<h2>Scores by attack category</h2>
-<img alt="bar chart of the scores by attack category" src="data:image/png;base64,{score_chart(report.table)}">
+<p class="verdict"><strong>{html.escape(verdict.headline)}</strong></p>
+<ul>{lines}</ul>
+<h2>Where the release sits</h2>
+<p>Each metric's score is placed between what this data's own references score: 0 is the
+{html.escape(report.anchor)}, 1 is Real (the real table itself, a copy). Bars show the position,
+whiskers its interval; metrics whose references score alike (uninformative here) are left out.</p>
+<img alt="bar chart: each metric's position between the {html.escape(report.anchor)} (0) and Real (1)" src="data:image/png;base64,{chart}">
 {remarks}
+<h2>Scores</h2>
+{_table_html(report.table)}
+<h2>Who is exposed</h2>
+<ul>{evidence}</ul>
+{top_html}
+<h2>Utility beside privacy</h2>
+<p>How much the release resembles the real data (total variation distances: 0 identical, 1
+disjoint; detection AUC: 0.5 indistinguishable, 1 always told apart), beside the references.</p>
+{utility}
 <h2>What each metric measures</h2><dl>{explained}</dl>
 <h2>Inputs and environment</h2><table>{rows}</table>
 <h2>Schema</h2><pre>{html.escape(report.schema.to_yaml())}</pre>

@@ -163,7 +163,9 @@ def validate_frame(frame: pd.DataFrame, schema: Schema, name: str = "data") -> N
     if nan_cols:
         counts = {c: int(frame[c].isna().sum()) for c in nan_cols}
         raise InvalidInputError(
-            f"{name} has missing values (NaN) in column(s) {counts}; impute or drop them first"
+            f"{name} has missing values (NaN) in column(s) {counts}; the metrics and the audit "
+            "take them with missing='indicator' (the default), a synthesiser inside "
+            "privmetrics.synthesisers.missing.WithMissing(...)"
         )
     for col in schema.numerical:
         if not pd.api.types.is_numeric_dtype(frame[col]) or pd.api.types.is_bool_dtype(frame[col]):

@@ -18,11 +18,13 @@ by eight of them). A :class:`Pair` caches them, so a full-suite run does every q
 
 from __future__ import annotations
 
+import warnings
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
+from privmetrics.data.missing import MissingValuesWarning, treat_missing
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import ValidationReport, plain_categories, validate
 from privmetrics.geometry.encoding import MixedEncoder, column_entropy
@@ -40,7 +42,30 @@ SIDES = ("real", "synthetic")
 TWO_WAY_SPACES = ("mixed",)
 
 
+def _treated(real, synthetic, schema, name: str, rule: str):
+    """The pair with :func:`privmetrics.data.missing.treat_missing`'s ``rule`` applied (a warning
+    says what it did); inputs that are not tables pass through, for :func:`validate` to name."""
+    frames = isinstance(real, pd.DataFrame) and isinstance(synthetic, pd.DataFrame)
+    if not (frames and isinstance(schema, Schema)):
+        return real, synthetic, schema, None
+    tables, schema, summary = treat_missing(
+        {"real data": real, f"{name} data": synthetic}, schema, rule
+    )
+    if summary.any:
+        warnings.warn(str(summary), MissingValuesWarning, stacklevel=3)
+    return tables["real data"], tables[f"{name} data"], schema, summary
+
+
 class Pair:
+    """A validated (real, synthetic, schema) triple with its shared ingredients (module doc).
+
+    ``missing``: the rule for missing values (:mod:`privmetrics.data.missing`): ``"indicator"``
+    (a gap is a category, or a flag beside a median-filled number), ``"drop-rows"`` or
+    ``"refuse"``. ``schema``, ``real`` and ``synthetic`` are the treated ones; ``missing`` then
+    holds what was done. ``control``: real rows the generator never saw, for the metrics that
+    compare against them (the ALC's control set); give it without gaps (the audit treats every
+    table together first)."""
+
     def __init__(
         self,
         real: pd.DataFrame,
@@ -48,9 +73,15 @@ class Pair:
         schema: Schema,
         seed: int = 0,
         name: str = "synthetic",
+        missing: str = "indicator",
+        control: pd.DataFrame | None = None,
     ):
         # name: what checks call the second table (the audit also pairs real rows with a holdout)
+        if control is not None:
+            validate(real, control, schema, warn=False, name="holdout")
+        real, synthetic, schema, self.missing = _treated(real, synthetic, schema, name, missing)
         self.report: ValidationReport = validate(real, synthetic, schema, name=name)
+        self.control = None if control is None else control.reset_index(drop=True)
         self.real = plain_categories(real.reset_index(drop=True))
         self.synthetic = plain_categories(synthetic.reset_index(drop=True))
         self.schema = schema
@@ -93,6 +124,23 @@ class Pair:
             h = column_entropy(self.real[col], col in self.schema.numerical)
             weights[col] = 1.0 / h if h > 0 else 1.0
         return weights
+
+    def share_real_side(self, other: Pair) -> None:
+        """Take from ``other`` the neighbour queries among real rows alone: with the same real
+        table, schema, seed and target rows they are the same (every space is fitted on the real
+        table), so pairs of one real table with several others search them once."""
+        same = (
+            self.schema == other.schema
+            and self.seed == other.seed
+            and np.array_equal(np.arange(len(self.real))[self.target_rows("real")],
+                               np.arange(len(other.real))[other.target_rows("real")])
+            and self.real.equals(other.real)
+        )  # fmt: skip
+        if not same:
+            raise ValueError("share_real_side needs a pair of the same real table and schema")
+        for key, found in other._knn.items():
+            if key[0] == key[1] == "real":
+                self._knn.setdefault(key, found)
 
     # --- nearest neighbours ------------------------------------------------------------------
     def neighbours(self, query: str, index: str, k: int = 1, space: str = "mixed"):

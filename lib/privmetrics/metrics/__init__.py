@@ -65,10 +65,18 @@ def select(metrics: str | Iterable[str] = "all") -> list[MetricSpec]:
 
 
 def compute(
-    name: str, real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, seed: int = 0, **params
+    name: str,
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema,
+    seed: int = 0,
+    missing: str = "indicator",
+    **params,
 ) -> float:
-    """Score of one metric on (real, synthetic); the inputs are validated first."""
-    return get_metric(name)(Pair(real, synthetic, schema, seed=seed), **params)
+    """Score of one metric on (real, synthetic); the inputs are validated first. ``missing``: the
+    rule for missing values (:mod:`privmetrics.data.missing`; a warning says when one applied)."""
+    pair = Pair(real, synthetic, schema, seed=seed, missing=missing)
+    return get_metric(name)(pair, **params)
 
 
 def evaluate(

@@ -310,6 +310,8 @@ def anonymity_loss(
     The attacker is :func:`~privmetrics.attacks.inference.measure_alc`'s default one (the key attributes
     known), so a direct call of that function measures the same attack. A sensitive attribute
     with a single value cannot leak and is skipped (with a warning); with none left, 0.
+    With a control set on the pair (the audit's holdout), the baseline is the same attack aimed at
+    the control rows (Section 4.1 of the ALC paper), not a forest.
     """
     results = []
     for col in pair.schema.sensitive:
@@ -324,6 +326,7 @@ def anonymity_loss(
                     baseline=baseline,
                     max_targets=max_targets,
                     seed=pair.seed,
+                    control=pair.control,
                 )  # fmt: skip
             )
         except InvalidInputError as exc:  # a constant attribute: nothing to infer, no loss

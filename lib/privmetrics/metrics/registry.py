@@ -89,6 +89,11 @@ class MetricSpec:
         entry = readings()[self.base or self.name]
         return f"{entry['attack']} A high score means {entry['high']}."
 
+    @property
+    def plain(self) -> str:
+        """The one-line plain reading: the attack the metric stands for (``readings.yml``)."""
+        return readings()[self.base or self.name]["attack"]
+
     def __call__(self, pair: Pair, **params) -> float:
         unknown = set(params) - set(self.params)
         if unknown:

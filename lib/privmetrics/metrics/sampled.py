@@ -58,8 +58,12 @@ class SampledPair(Pair):
         targets: int = TARGETS,
         draw: int = 0,
         name: str = "synthetic",
+        missing: str = "indicator",
+        control: pd.DataFrame | None = None,
     ):
-        super().__init__(real, synthetic, schema, seed=seed, name=name)
+        super().__init__(
+            real, synthetic, schema, seed=seed, name=name, missing=missing, control=control
+        )
         if targets < 1:
             raise ValueError(f"targets must be at least 1, got {targets}")
         rng = np.random.default_rng((seed, draw))

@@ -1,0 +1,281 @@
+"""The audit itself: every chosen metric scored on the release and on the references built from
+the user's own real table, then the verdict, the row-level evidence and the utility panel.
+
+The references: Random (the paper's Algorithm 22, ``random_runs`` seeded draws), Real (a copy)
+and, when given, the holdout (real rows the generator never saw). Every table goes through one
+missing-value treatment (:mod:`privmetrics.data.missing`) before any is scored, so that all of
+them share one encoding.
+
+May import ``data``, ``geometry``, ``metrics``, ``synthesisers`` and the audit's other modules.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from privmetrics.audit.evidence import evidence_summary, recovered, row_evidence
+from privmetrics.audit.reading import check_shared_values, conform, resolve_schema
+from privmetrics.audit.readings import (
+    RANDOM_RUNS,
+    position,
+    position_interval,
+    reading,
+    relative_reading,
+    standard_error,
+)
+from privmetrics.audit.report import AuditReport
+from privmetrics.audit.utility import looks_useless, utility_panel
+from privmetrics.audit.verdict import decide
+from privmetrics.data.missing import MissingValuesWarning, treat_missing
+from privmetrics.data.schema import Schema
+from privmetrics.data.validation import InvalidInputError, check_count, validate
+from privmetrics.geometry.pair import Pair
+from privmetrics.metrics import select
+from privmetrics.threads import available_cores, limited
+
+
+def audit(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema | None = None,
+    key: list[str] | None = None,
+    sensitive: list[str] | None = None,
+    metrics: str | list[str] = "selected",
+    seed: int = 0,
+    progress: bool = False,
+    report: bool = False,
+    baselines: bool = True,
+    random_runs: int = RANDOM_RUNS,
+    targets: int | None = None,
+    holdout: pd.DataFrame | None = None,
+    missing: str = "indicator",
+) -> pd.DataFrame | AuditReport:
+    """Score ``synthetic`` against ``real`` with the chosen metrics.
+
+    Returns a tidy DataFrame (metric, category, score, reading; with ``baselines`` also the
+    scores of the references on the same real table: Random (the paper's Algorithm 22: the mean
+    of ``random_runs`` seeded draws, and its SEM) and Real (the table itself), and the score's
+    position between them with its interval (:func:`~privmetrics.audit.readings.position_interval`)),
+    or with ``report=True`` the full :class:`AuditReport`: the table plus the verdict
+    (:mod:`.verdict`), the exposed rows (:mod:`.evidence`) and the utility panel (:mod:`.utility`).
+    With baselines the reading is relative (:func:`~privmetrics.audit.readings.relative_reading`):
+    a score means little until it is set against what the data allows; without them it falls back
+    to fixed bands of the raw score. ``metrics``: ``"selected"`` (the paper's final seven, Table
+    12), ``"all"``, or names. Bad input raises
+    :class:`~privmetrics.data.validation.InvalidInputError` naming the problem.
+
+    ``targets``: for tables too large for every pair, score from that many random target rows
+    of each table (:mod:`privmetrics.metrics.sampled`; the references too); a metric that is not
+    an average over rows is then not run, and says so.
+
+    ``holdout``: real rows of the same population that the generator never saw. Each metric is
+    also scored with the holdout in the release's place (column ``Holdout``), the position runs
+    from the holdout (0: what a generator of new people would give) to Real (1) instead of from
+    Random, and the ALC uses the holdout as its control set. Without a holdout, "near Random" means
+    only "nearer to noise than to a copy", not "safe". The holdout should have about as many rows
+    as the release (a metric's score depends on the number of rows it searches); a warning says
+    when it has not.
+
+    ``missing``: the rule for missing values (:mod:`privmetrics.data.missing`): ``"indicator"``
+    (a gap is a category, or a flag beside a median-filled number), ``"drop-rows"`` or
+    ``"refuse"``; the report says what was done.
+    """
+    start = time.perf_counter()
+    named = [("real data", real), ("synthetic data", synthetic)]
+    for name, frame in named + ([("holdout data", holdout)] if holdout is not None else []):
+        if not isinstance(frame, pd.DataFrame):
+            raise InvalidInputError(
+                f"{name} must be a pandas DataFrame, got {type(frame).__name__}"
+            )
+    try:
+        specs = select(metrics)
+    except KeyError as exc:
+        raise InvalidInputError(str(exc.args[0])) from None
+    check_count("random_runs", random_runs)
+    if targets is not None:
+        check_count("targets", targets)
+    schema, inferred = resolve_schema(real, synthetic, schema, key, sensitive)
+    given = schema
+    tables = {"real data": conform(real, schema, "real data"),
+              "synthetic data": conform(synthetic, schema, "synthetic data")[real.columns]}  # fmt: skip
+    if holdout is not None:
+        tables["holdout data"] = conform(holdout, schema, "holdout data")[real.columns]
+    for name in list(tables)[1:]:
+        check_shared_values(tables["real data"], tables[name], schema)
+    tables, schema, gaps = treat_missing(tables, schema, missing)
+    if gaps.any:
+        warnings.warn(str(gaps), MissingValuesWarning, stacklevel=2)
+    real_rows = tables["real data"].index.to_numpy()  # the rows' numbers in the user's file
+    real, synthetic = (tables[n].reset_index(drop=True) for n in ("real data", "synthetic data"))
+    holdout = tables["holdout data"].reset_index(drop=True) if holdout is not None else None
+    checks = validate(real, synthetic, schema)
+    if holdout is not None and abs(len(holdout) - len(synthetic)) > 0.1 * len(synthetic):
+        warnings.warn(
+            f"the holdout has {len(holdout):,} rows and the release {len(synthetic):,}: a "
+            "metric's score depends on how many rows it searches, so the holdout's scores are "
+            "a fair lower end only for a release of about its size",
+            UserWarning,
+            stacklevel=2,
+        )
+    if inferred:  # after every check, so that an error is the first thing a user reads
+        print("inferred schema (save it, correct it and pass it back with --schema / schema=):")
+        print(given.to_yaml(), end="")
+    pairs = reference_pairs(real, synthetic, holdout, schema, seed, targets,
+                            random_runs if baselines else 0, baselines)  # fmt: skip
+    scores, seconds = score_all(pairs, specs, schema, targets, progress)
+    table = assemble(scores, specs, pairs, anchor="holdout" if holdout is not None else "Random")
+    if not report:
+        return table
+    release = pairs["release"]
+    references = {"release": release}
+    references.update({k: pairs[k] for k in ("Holdout",) if k in pairs})
+    if "Random 1" in pairs:
+        references["Random"] = pairs["Random 1"]
+    with limited(available_cores()):
+        panel = utility_panel(references)
+        evidence = row_evidence(release, pairs.get("Holdout"), real_rows)
+        holdout_rate = None
+        if holdout is not None and schema.key and schema.sensitive:
+            aimed = Pair(holdout, synthetic, schema, seed=seed, name="holdout")
+            holdout_rate = float(recovered(aimed, slice(None)).mean())
+    checked = len(np.arange(len(real))[release.target_rows("real")])
+    anchor = "holdout" if holdout is not None else "Random"
+    return AuditReport(
+        table=table,
+        schema=schema,
+        schema_inferred=inferred,
+        seconds=time.perf_counter() - start,
+        shapes={
+            "real": real.shape,
+            "synthetic": synthetic.shape,
+            **({"holdout": holdout.shape} if holdout is not None else {}),
+        },  # fmt: skip
+        remarks=([] if checks.ok else [str(checks)])
+        + ([str(gaps)] if gaps.any else [])
+        + ([f"scores from {targets:,} random target rows of each table"] if targets else []),
+        verdict=decide(table, anchor, looks_useless(panel)),
+        evidence=evidence,
+        evidence_lines=evidence_summary(evidence, checked, holdout_rate),
+        utility=panel,
+        costs=seconds,
+        anchor=anchor,
+    )
+
+
+def pair_of(
+    real, synthetic, schema, seed: int, targets: int | None, name: str = "synthetic", control=None
+) -> Pair:
+    """A :class:`Pair`, or a :class:`~privmetrics.metrics.sampled.SampledPair` when ``targets``
+    is given; ``name`` is what its checks call the second table."""
+    if targets:
+        from privmetrics.metrics.sampled import SampledPair
+
+        return SampledPair(
+            real, synthetic, schema, seed=seed, targets=targets, name=name, control=control
+        )
+    return Pair(real, synthetic, schema, seed=seed, name=name, control=control)
+
+
+def reference_pairs(
+    real, synthetic, holdout, schema, seed: int, targets, random_runs: int, with_real: bool
+) -> dict[str, Pair]:
+    """The pairs to score, in order: ``"release"``, ``"Holdout"`` (when given), ``"Random 1"`` ...
+    (``random_runs`` draws with seeds ``seed``, ``seed + 1``, ...), ``"Real"`` (a copy; when
+    ``with_real``). Every pair uses the holdout as the ALC's control set."""
+    from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
+    from privmetrics.synthesisers import make_synthesiser
+
+    pairs = {"release": pair_of(real, synthetic, schema, seed, targets, control=holdout)}
+    if holdout is not None:
+        pairs["Holdout"] = pair_of(real, holdout, schema, seed, targets, "holdout", holdout)
+    with warnings.catch_warnings():  # Random's new categories and far values are by design
+        warnings.simplefilter("ignore", UnseenCategoryWarning)
+        warnings.simplefilter("ignore", OutlierWarning)
+        for k in range(random_runs):
+            noise = make_synthesiser("random", seed=seed + k).fit_sample(real, schema)
+            pairs[f"Random {k + 1}"] = pair_of(real, noise[real.columns], schema, seed, targets,
+                                               control=holdout)  # fmt: skip
+        if with_real:
+            pairs["Real"] = pair_of(real, real.copy(), schema, seed, targets, control=holdout)
+    return pairs
+
+
+def not_run(spec, schema: Schema, targets) -> str:
+    """Why ``spec`` cannot run on this audit ("" when it can)."""
+    missing = [r for r in ("key", "sensitive") if r in spec.needs and not getattr(schema, r)]
+    if missing:
+        return f"needs {' and '.join(missing)} attributes (--sensitive)"
+    if targets and not spec.at_scale:
+        return "not an average over rows, it needs every pair (leave out --targets)"
+    return ""
+
+
+def score_all(pairs: dict[str, Pair], specs, schema, targets, progress: bool):
+    """Every runnable metric on every pair: ({pair name: {metric: score}}, {pair name: seconds}).
+
+    One progress bar over all scorings. The real table is the same in every pair, so what
+    depends on it alone (its rows' nearest other real row) is computed once and shared."""
+    runnable = [s for s in specs if not not_run(s, schema, targets)]
+    scores, seconds = {}, {}
+    bar = tqdm(total=len(runnable) * len(pairs), desc="scoring", disable=not progress)
+    first = None
+    with limited(available_cores()), bar:  # the cores this process may use, not the machine's
+        for name, pair in pairs.items():
+            if first is not None:
+                pair.share_real_side(first)
+            began = time.perf_counter()
+            scores[name] = {}
+            for spec in runnable:
+                bar.set_postfix_str(f"{name}: {spec.name}")
+                scores[name][spec.name] = spec(pair)
+                bar.update()
+            seconds[name] = time.perf_counter() - began
+            if first is None:
+                first = pair
+                left = len(pairs) - 1
+                if progress and left:
+                    bar.write(f"release scored in {seconds[name]:.0f} s; {left} reference "
+                              f"table(s) to go, about {left * seconds[name]:.0f} s more")  # fmt: skip
+    return scores, seconds
+
+
+def assemble(scores: dict, specs, pairs: dict, anchor: str) -> pd.DataFrame:
+    """The audit's table: one row per metric, references and positions beside the score."""
+    randoms = [k for k in scores if k.startswith("Random ")]
+    rows = []
+    for spec in specs:
+        row = {"metric": spec.name, "category": str(spec.category)}
+        if spec.name not in scores["release"]:
+            schema = pairs["release"].schema
+            targets = pairs["release"].sampled
+            rows.append({**row, "score": np.nan,
+                         "reading": f"not run: {not_run(spec, schema, targets)}"})  # fmt: skip
+            continue
+        score = row["score"] = scores["release"][spec.name]
+        if "Holdout" in scores:
+            row["Holdout"] = scores["Holdout"][spec.name]
+        if "Real" in scores:
+            draws = [scores[k][spec.name] for k in randoms]
+            row["Random"], row["Random SEM"] = float(np.mean(draws)), standard_error(draws)
+            row["Real"] = scores["Real"][spec.name]
+            where, low, high = position_interval(score, draws, row["Real"])
+            lower = row["Random"]
+            if anchor == "holdout":  # a fixed table: no draws, no interval
+                lower = row["Holdout"]
+                where = low = high = position(score, lower, row["Real"])
+            row.update({"position": where, "position low": low, "position high": high})
+            words = relative_reading(score, lower, row["Real"], low, high, anchor)
+        elif "Holdout" in scores:
+            words = f"{reading(score)} (the holdout scores {row['Holdout']:.3f})"
+        else:
+            words = reading(score)
+        rows.append({**row, "reading": f"{words}: {spec.plain}"})
+    compared = ["Random", "Random SEM", "Real", "position", "position low", "position high"]
+    columns = ["metric", "category", "score", *(["Holdout"] if "Holdout" in scores else []),
+               *(compared if "Real" in scores else [])]  # fmt: skip
+    return pd.DataFrame(rows, columns=[*columns, "reading"])

@@ -1,0 +1,53 @@
+"""Utility beside privacy: a release that scores "private" because it resembles nothing should say so.
+
+Three fidelity measures of the release against the real table, each also for the references the
+audit has (the holdout: what new people of the same population give; Random: noise):
+
+* **one-way marginals**: mean total variation distance of each column's distribution
+  (:func:`privmetrics.geometry.fidelity.marginal_distance`, order 1; 0 identical, 1 disjoint);
+* **two-way marginals**: the same over pairs of columns (order 2), which sees dependencies;
+* **detection AUC**: how well DetectionMLP's classifier tells release rows from real ones (0.5: it
+  cannot; 1: always). The audit's DetectionMLP score reuses the same fit when it ran.
+
+:data:`USELESS_AUC`: from this detection AUC on, the release is flagged as easy to tell from the
+real data, and the verdict says that its low risk may come from not resembling the data at all.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from privmetrics.geometry.fidelity import marginal_distance
+from privmetrics.geometry.pair import Pair
+from privmetrics.metrics import get_metric
+
+MEASURES = ("one-way marginals (TVD)", "two-way marginals (TVD)", "detection AUC")
+USELESS_AUC = 0.9
+
+
+def fidelity(pair: Pair) -> dict[str, float]:
+    """The three measures of :data:`MEASURES` for one (real, compared table) pair."""
+    real, other, schema = pair.real, pair.synthetic, pair.schema
+    return dict(
+        zip(
+            MEASURES,
+            (
+                marginal_distance(real, other, schema, order=1),
+                marginal_distance(real, other, schema, order=2),
+                get_metric("DetectionMLP")(pair, scale="auc"),
+            ),
+            strict=True,
+        )
+    )
+
+
+def utility_panel(pairs: dict[str, Pair]) -> pd.DataFrame:
+    """One row per measure, one column per table (``"release"``, ``"Holdout"``, ``"Random"`` ...)."""
+    return pd.DataFrame({name: fidelity(pair) for name, pair in pairs.items()}).rename_axis(
+        "fidelity measure"
+    )
+
+
+def looks_useless(panel: pd.DataFrame) -> bool:
+    """Whether the release is easy to tell from the real data (detection AUC >= :data:`USELESS_AUC`)."""
+    return bool(panel.loc["detection AUC", "release"] >= USELESS_AUC)

@@ -1,0 +1,146 @@
+"""The audit's verdict first: a headline (the strongest risk found, which metrics found it, how
+sure), one line per attack category, and the exit rule for pipelines (``--fail-on``).
+
+A metric enters the verdict only when it is *informative* here: its lower end (Random, or the
+holdout) and Real score at least :data:`~privmetrics.audit.readings.MIN_SPAN` apart on this data,
+so that a position can be computed. Positions are read by thirds
+(:data:`~privmetrics.audit.readings.POSITION_BANDS`) and a band counts only when the whole
+position interval lies in it, so an effect of a few per cent never makes a "near Real".
+
+* **high risk**: at least one informative metric places the release near Real (its interval
+  entirely in the top third): the release behaves like a copy for that attack;
+* **some risk**: none near Real, at least one between the ends (interval above the bottom third);
+* **low risk**: every informative metric places the release near the lower end. With Random as
+  that end, the headline adds that this means "nearer to noise than to a copy", not "safe";
+* **cannot tell**: no metric was informative (or baselines were not computed).
+
+How sure: how many informative metrics agree on the band, out of how many were informative.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+LEVELS = ("high risk", "some risk", "low risk", "cannot tell")
+NEAR_REAL, BETWEEN = 2 / 3, 1 / 3  # the bands' lower edges, as POSITION_BANDS
+TOLERANCE = 1e-9  # a position of exactly 2/3 computes as 0.6666666666666666
+
+
+@dataclass
+class Verdict:
+    level: str
+    headline: str
+    categories: list[str] = field(default_factory=list)
+    flagged: list[str] = field(default_factory=list)  # metrics placing the release at `level`
+
+    def lines(self) -> list[str]:
+        return [self.headline, *self.categories]
+
+
+def band_of(row: pd.Series) -> str | None:
+    """``"near Real"``, ``"between"`` or ``"near low"`` when the whole interval lies in one band
+    (upper bands win: a release whose interval reaches into the top third counts as between at
+    least), None when the metric is uninformative."""
+    where = row.get("position", np.nan)
+    if pd.isna(where):
+        return None
+    low = row.get("position low", where)
+    low = where if pd.isna(low) else low
+    if low >= NEAR_REAL - TOLERANCE:
+        return "near Real"
+    if low >= BETWEEN - TOLERANCE or where >= BETWEEN - TOLERANCE:
+        return "between"
+    return "near low"
+
+
+def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -> Verdict:
+    """The verdict from the audit's table (``position`` columns required; without them, cannot
+    tell). ``anchor`` names the lower end; ``useless`` adds the fidelity panel's warning."""
+    if "position" not in table:
+        return Verdict(
+            "cannot tell",
+            "Cannot tell: without baselines no score can be set against what this data allows "
+            "(run without --no-baselines).",
+        )
+    bands = table.apply(band_of, axis=1)
+    informative = table[bands.notna()]
+    bands = bands[bands.notna()]
+    skipped = len(table) - len(informative) - int(table["score"].isna().sum())
+    if informative.empty:
+        verdict = Verdict("cannot tell", "Cannot tell: no metric separates the release's "
+                          f"references ({anchor} and Real) on this data.")  # fmt: skip
+    else:
+        level, band = next(
+            ((lv, b) for lv, b in (("high risk", "near Real"), ("some risk", "between"))
+             if (bands == b).any()),
+            ("low risk", "near low"),
+        )  # fmt: skip
+        hits = informative if level == "low risk" else informative[bands == band]
+        strongest = hits.sort_values("position", ascending=False)
+        names = ", ".join(
+            f"{m} ({p:.0%})" for m, p in zip(strongest.metric, strongest.position, strict=True)
+        )
+        where = {"near Real": "near Real (a copy)", "between": f"between {anchor} and Real",
+                 "near low": f"near {anchor}"}[band]  # fmt: skip
+        sure = f"{len(hits)} of {len(informative)} informative metrics"
+        headline = f"{level.capitalize()}: {sure} place the release {where}: {names}."
+        if level == "low risk" and anchor == "Random":
+            headline += (" Near Random means nearer to noise than to a copy, not safe: audit "
+                         "with a holdout (real rows the generator never saw) to compare with "
+                         "new people of the same population.")  # fmt: skip
+        verdict = Verdict(level, headline, flagged=list(strongest.metric))
+    if skipped > 0:
+        verdict.headline += f" {skipped} metric(s) were uninformative here and left out."
+    if useless:
+        verdict.headline += (" The release is easy to tell from the real data (see utility): "
+                             "a low risk may only mean it does not resemble the data.")  # fmt: skip
+    verdict.categories = category_lines(table, bands, anchor)
+    return verdict
+
+
+def category_lines(table: pd.DataFrame, bands: pd.Series, anchor: str) -> list[str]:
+    """One line per attack category: its strongest informative metric and where it puts the release."""
+    lines = []
+    for category, group in table.groupby("category", sort=False):
+        shown = group[group.index.isin(bands.index)]
+        if shown.empty:
+            lines.append(f"{category}: no informative metric")
+            continue
+        top = shown.loc[shown["position"].idxmax()]
+        band = bands[top.name].replace("near low", f"near {anchor}")
+        lines.append(
+            f"{category}: strongest {top.metric}, {top.position:.0%} of the way from {anchor} "
+            f"to Real ({band}); {len(shown)} informative metric(s)"
+        )
+    return lines
+
+
+def fails(table: pd.DataFrame, rule: str) -> list[str]:
+    """The metrics that break ``rule``: ``"near-real"`` (interval in the top third),
+    ``"between"`` (above the bottom third), or a number p in [0, 1] (position >= p)."""
+    if "position" not in table:
+        return []
+    bands = table.apply(band_of, axis=1)
+    if rule == "near-real":
+        hit = bands == "near Real"
+    elif rule == "between":
+        hit = bands.isin(["near Real", "between"])
+    else:
+        hit = table["position"].to_numpy(float) >= parse_threshold(rule) - TOLERANCE
+    return list(table.metric[np.asarray(hit, dtype=bool)])
+
+
+def parse_threshold(rule: str) -> float:
+    """``--fail-on``'s value as a position in [0, 1], or a ValueError naming the choices."""
+    try:
+        value = float(rule)
+    except ValueError:
+        value = np.nan
+    if not 0 <= value <= 1:
+        raise ValueError(
+            f"--fail-on takes near-real, between or a position in [0, 1], got {rule!r}"
+        )
+    return value

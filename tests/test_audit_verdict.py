@@ -1,0 +1,189 @@
+"""The steward's audit (issue 27): verdict first, exit rule, row-level evidence, utility, missing
+values end to end, and the holdout as the ALC's control set."""
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privmetrics.__main__ import main
+from privmetrics.audit import audit
+from privmetrics.audit.evidence import copied_rows, row_evidence
+from privmetrics.audit.verdict import band_of, decide, fails, parse_threshold
+from privmetrics.data.datasets import load_dataset
+from privmetrics.geometry.pair import Pair
+from privmetrics.metrics import evaluate, get_metric
+
+
+def verdict_table(positions, lows=None, categories=None):
+    n = len(positions)
+    return pd.DataFrame(
+        {
+            "metric": [f"M{i}" for i in range(n)],
+            "category": categories or ["tracing"] * n,
+            "score": [0.5] * n,
+            "position": positions,
+            "position low": lows if lows is not None else positions,
+        }
+    )
+
+
+def test_the_verdict_levels_by_hand():
+    assert decide(verdict_table([0.9, 0.1])).level == "high risk"
+    some = decide(verdict_table([0.5, 0.1, 0.2]))
+    assert some.level == "some risk" and some.flagged == ["M0"]
+    assert "1 of 3 informative metrics" in some.headline
+    low = decide(verdict_table([0.1, -0.2]))
+    assert low.level == "low risk" and "not safe" in low.headline  # Random as the lower end
+    assert "not safe" not in decide(verdict_table([0.1]), anchor="holdout").headline
+    assert decide(verdict_table([np.nan, np.nan])).level == "cannot tell"
+    assert decide(verdict_table([0.9]).drop(columns="position")).level == "cannot tell"
+
+
+def test_a_band_needs_the_whole_interval_and_the_boundary_has_a_tolerance():
+    # position 0.8 whose interval reaches down to 0.5: between, not near Real
+    assert band_of(verdict_table([0.8], lows=[0.5]).iloc[0]) == "between"
+    # exactly two thirds, as it computes
+    assert band_of(verdict_table([1 - 1 / 3]).iloc[0]) == "near Real"
+    assert band_of(verdict_table([(2 / 3) * (1 - 1e-12)]).iloc[0]) == "near Real"
+    assert band_of(verdict_table([0.3]).iloc[0]) == "near low"
+
+
+def test_uninformative_metrics_stay_out_of_the_verdict_and_are_counted():
+    table = verdict_table([np.nan, 0.1])
+    verdict = decide(table)
+    assert verdict.level == "low risk" and "1 metric(s) were uninformative" in verdict.headline
+    assert "M0" not in verdict.flagged
+
+
+def test_category_lines_name_the_strongest_metric():
+    table = verdict_table([0.2, 0.9, 0.1], categories=["tracing", "tracing", "reconstruction"])
+    lines = decide(table).categories
+    assert lines[0].startswith("tracing: strongest M1, 90%") and "(near Real)" in lines[0]
+    assert lines[1].startswith("reconstruction: strongest M2")
+
+
+def test_fail_on_rules():
+    table = verdict_table([0.9, 0.5, 0.1])
+    assert fails(table, "near-real") == ["M0"]
+    assert fails(table, "between") == ["M0", "M1"]
+    assert fails(table, "0.5") == ["M0", "M1"]  # >= with a tolerance
+    assert fails(table, "0.95") == []
+    for bad in ("high", "1.5", "-0.1"):
+        with pytest.raises(ValueError, match="--fail-on takes"):
+            parse_threshold(bad)
+
+
+@pytest.fixture(scope="module")
+def texas():
+    frame, schema = load_dataset("texas", n=600, seed=0)
+    real, holdout = frame.iloc[:300].reset_index(drop=True), frame.iloc[300:].reset_index(drop=True)
+    rng = np.random.default_rng(0)
+    shuffled = real.apply(lambda column: column.to_numpy()[rng.permutation(len(column))])
+    perturbed = real.copy()
+    for j, col in enumerate(real.columns):  # 5% of the cells take another row's value
+        rows = np.flatnonzero(rng.random(len(real)) < 0.05)
+        perturbed.loc[rows, col] = real[col].sample(len(rows), random_state=j).to_numpy()
+    return real, holdout, shuffled, perturbed, schema
+
+
+def quiet(function, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args, **kwargs)
+
+
+def test_the_alc_with_a_holdout_control_set_flags_a_perturbed_copy_and_not_a_shuffle(texas):
+    """The ALC paper's control set: a 5%-perturbed copy leaks (above 0.5); a shuffled release,
+    which carries no row of anyone, does not."""
+    real, holdout, shuffled, perturbed, schema = texas
+    alc = get_metric("ALC")
+    leaky = quiet(alc, Pair(real, perturbed, schema, control=holdout))
+    safe = quiet(alc, Pair(real, shuffled, schema, control=holdout))
+    assert leaky > 0.5 and safe < 0.3, (leaky, safe)
+
+
+def test_evidence_finds_the_copied_rows_first(texas):
+    real, holdout, shuffled, _, schema = texas
+    release = pd.concat([real.iloc[:10], shuffled.iloc[10:]], ignore_index=True)
+    assert copied_rows(real, release)[:10].all() and copied_rows(real, shuffled).sum() == 0
+    evidence = quiet(row_evidence, Pair(real, release, schema), Pair(real, holdout, schema))
+    top = evidence.head(10)
+    assert set(top["real row"]) == set(range(10)) and top.copied.all()
+    assert (top["distance to release"] == 0).all()
+    assert top["sensitive recovered"].all()  # the copy carries the true values
+
+
+def test_the_report_puts_the_verdict_first_and_flags_a_useless_release(texas):
+    real, holdout, _, _, schema = texas
+    noise = quiet(audit, real, real.copy(), schema=schema, random_runs=2, report=True,
+                  metrics=["DCR", "MemInf"])  # fmt: skip
+    assert noise.verdict.level == "high risk"
+    assert noise.utility.loc["detection AUC", "release"] < 0.6
+    from privmetrics.synthesisers import make_synthesiser
+
+    random_release = make_synthesiser("random", seed=99).fit_sample(real, schema)
+    useless = quiet(audit, real, random_release, schema=schema, random_runs=2, report=True,
+                    metrics=["DCR", "MemInf"], holdout=holdout)  # fmt: skip
+    assert useless.utility.loc["detection AUC", "release"] >= 0.9
+    assert "easy to tell from the real data" in useless.verdict.headline
+    page = useless.to_html({"real": "r.csv"})
+    assert page.index(useless.verdict.headline[:40]) < page.index("<h2>Scores</h2>")
+    assert "<summary>formula</summary>" in page
+    data = json.loads(useless.to_json())
+    assert data["verdict"]["level"] == useless.verdict.level and data["lower end"] == "holdout"
+
+
+def test_sharing_the_real_side_changes_no_score(texas):
+    real, holdout, shuffled, _, schema = texas
+    first = quiet(Pair, real, holdout, schema)
+    quiet(evaluate, first, metrics="all")
+    shared, fresh = quiet(Pair, real, shuffled, schema), quiet(Pair, real, shuffled, schema)
+    shared.share_real_side(first)
+    assert shared._knn  # something was taken
+    a = quiet(evaluate, shared, metrics="all").score.to_numpy()
+    b = quiet(evaluate, fresh, metrics="all").score.to_numpy()
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="same real table"):
+        shared.share_real_side(quiet(Pair, holdout, shuffled, schema))
+
+
+def test_cli_audits_a_table_with_missing_values_end_to_end(texas, tmp_path, capsys):
+    """Gaps in a numerical and a categorical column of every file: audited, reported, JSON and
+    evidence written, --fail-on sets the exit code."""
+    real, holdout, shuffled, _, schema = texas
+    rng = np.random.default_rng(1)
+
+    def gappy(frame):
+        frame = frame.copy()
+        frame.loc[rng.random(len(frame)) < 0.1, "TOTAL_CHARGES"] = np.nan
+        frame.loc[rng.random(len(frame)) < 0.1, "RACE"] = np.nan
+        return frame
+
+    for name, frame in (("real", gappy(real)), ("holdout", gappy(holdout)),
+                        ("shuffled", gappy(shuffled))):  # fmt: skip
+        frame.to_csv(tmp_path / f"{name}.csv.gz", index=False)
+    (tmp_path / "schema.yml").write_text(schema.to_yaml())
+    base = [tmp_path / "real.csv.gz", tmp_path / "shuffled.csv.gz", "--schema",
+            tmp_path / "schema.yml", "--holdout", tmp_path / "holdout.csv.gz", "--random-runs",
+            "2"]  # fmt: skip
+    code = main(["audit", *map(str, base), "--out", str(tmp_path / "r.html"), "--json",
+                 str(tmp_path / "r.json"), "--evidence", str(tmp_path / "e.csv"),
+                 "--fail-on", "near-real"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "TOTAL_CHARGES (missing)" in out and "(missing='indicator')" in out
+    verdict = out.split("\n\n")[1]  # the verdict comes right after the warnings
+    assert verdict.startswith(("Low risk", "Some risk")), out
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert len(data["scores"]) == 7 and any("missing values" in r for r in data["remarks"])
+    assert pd.read_csv(tmp_path / "e.csv").columns[0] == "real row"
+    # the real table audited against itself meets --fail-on near-real: exit 1
+    code = main(["audit", str(tmp_path / "real.csv.gz"), str(tmp_path / "real.csv.gz"),
+                 "--schema", str(tmp_path / "schema.yml"), "--metrics", "DCR,MemInf",
+                 "--random-runs", "2", "--fail-on", "near-real"])  # fmt: skip
+    assert code == 1 and "--fail-on near-real: met by DCR, MemInf" in capsys.readouterr().out
+    assert main(["audit", *map(str, base), "--fail-on", "often"]) == 2
+    assert "--fail-on takes" in capsys.readouterr().err
