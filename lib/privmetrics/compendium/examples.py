@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from privmetrics.data.schema import Schema
@@ -35,3 +36,23 @@ def five_row_example() -> tuple[pd.DataFrame, dict[str, pd.DataFrame], Schema]:
         }
     )
     return real, {"Real": real.copy(), "Noisy": noisy, "Unrelated": unrelated}, schema
+
+
+def leaky_release(real: pd.DataFrame, share: float = 0.05, seed: int = 0) -> pd.DataFrame:
+    """The real rows with ``share`` of the cells replaced by another row's value of the same column:
+    a release that copies people with a little noise, the case an audit must flag."""
+    rng = np.random.default_rng(seed)
+    out = real.reset_index(drop=True).copy()
+    for col in out.columns:
+        rows = np.flatnonzero(rng.random(len(out)) < share)
+        out.loc[rows, col] = out[col].to_numpy()[rng.integers(0, len(out), len(rows))]
+    return out
+
+
+def shuffled_release(real: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Every column permuted on its own: the marginals of the real table and no row of anyone,
+    the case an audit must not flag (and that Random-anchored positions used to read as risky)."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {c: real[c].to_numpy()[rng.permutation(len(real))] for c in real.columns}
+    )

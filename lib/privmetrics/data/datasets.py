@@ -171,9 +171,11 @@ def schema_from_manifest(manifest: dict, attacker: str = "strong") -> Schema:
     )
 
 
-def _apply_missing_policy(frame: pd.DataFrame, missing: dict) -> pd.DataFrame:
+def _apply_missing_policy(frame: pd.DataFrame, missing: dict, keep: bool = False) -> pd.DataFrame:
     frame = frame.fillna(missing.get("fill") or {})
     policy = missing.get("policy", "none")
+    if keep and policy == "drop_rows":
+        return frame.reset_index(drop=True)
     if policy == "drop_rows":
         return frame.dropna().reset_index(drop=True)
     if policy == "none":
@@ -190,7 +192,7 @@ def _coerce_types(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:
         if kind is ColumnType.NUMERICAL:
             out[col] = pd.to_numeric(values).astype("float64")
         else:
-            out[col] = values.map(_as_category_string).astype(object)
+            out[col] = values.map(_as_category_string, na_action="ignore").astype(object)
     return pd.DataFrame(out)
 
 
@@ -220,8 +222,17 @@ class Dataset:
     manifest: dict
 
 
-def load(name: str, n: int | None = None, seed: int = 0, attacker: str = "strong") -> Dataset:
-    """Load dataset ``name`` as a :class:`Dataset` (see the module docstring for what is done)."""
+def load(
+    name: str,
+    n: int | None = None,
+    seed: int = 0,
+    attacker: str = "strong",
+    keep_missing: bool = False,
+) -> Dataset:
+    """Load dataset ``name`` as a :class:`Dataset` (see the module docstring for what is done).
+    ``keep_missing``: keep the rows that the manifest's policy would drop for a missing value (the
+    ``fill`` values still apply), e.g. flchain's 1,350 rows without creatinine, for the audit's
+    missing-value treatment (:mod:`privmetrics.data.missing`)."""
     manifest = load_manifest(name)
     schema = schema_from_manifest(manifest, attacker)
     frame = _read_raw(manifest)
@@ -233,16 +244,21 @@ def load(name: str, n: int | None = None, seed: int = 0, attacker: str = "strong
     frame = frame[schema.names]
     if manifest.get("rows"):
         frame = frame.iloc[: manifest["rows"]]
-    frame = _apply_missing_policy(frame, manifest.get("missing", {}))
+    frame = _apply_missing_policy(frame, manifest.get("missing", {}), keep_missing)
     frame = _coerce_types(frame, schema)
     return Dataset(name, sample_rows(frame, n, seed), schema, manifest)
 
 
 def load_dataset(
-    name: str, n: int | None = None, seed: int = 0, attacker: str = "strong"
+    name: str,
+    n: int | None = None,
+    seed: int = 0,
+    attacker: str = "strong",
+    keep_missing: bool = False,
 ) -> tuple[pd.DataFrame, Schema]:
-    """``(frame, schema)`` of dataset ``name``; ``n`` rows drawn with ``seed`` when given."""
-    data = load(name, n=n, seed=seed, attacker=attacker)
+    """``(frame, schema)`` of dataset ``name``; ``n`` rows drawn with ``seed`` when given;
+    ``keep_missing`` as in :func:`load`."""
+    data = load(name, n=n, seed=seed, attacker=attacker, keep_missing=keep_missing)
     return data.frame, data.schema
 
 

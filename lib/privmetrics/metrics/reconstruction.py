@@ -193,15 +193,48 @@ def categorical_generalized_cap(pair: Pair, n_bins: int | None = 10, batch: int 
     counts = sparse.csr_matrix(
         (np.ones(len(inverse), dtype=np.float32), (inverse, sec_s)), shape=(len(uniq), n_secrets)
     )
-    dense_r, dense_s, sparse_r, sparse_s = _split_one_hot(key_r, uniq, min_share=0.001)
-    dense_s = np.ascontiguousarray(dense_s.T)
-    # few distinct secrets: one dense product gives every real row's count per secret at once;
-    # many: each row's own secret is looked up, and the synthetic rows per tuple give the total
+    # by_secret (few distinct secrets): one dense product gives every real row's count per
+    # secret at once; else each row's own secret is looked up, with the synthetic rows per tuple
     by_secret = counts.toarray() if n_secrets <= 256 else None
     per_tuple = (
         np.asarray(counts.sum(axis=1), dtype=np.float32).ravel() if by_secret is None else None
     )
     tally = np.empty((len(key_r), n_secrets if by_secret is not None else 2), dtype=np.float32)
+    # a row whose whole key is a synthetic tuple: mu = |A_K|, and T_eq is that tuple alone
+    exact = _exact_tuple(key_r, uniq)
+    hit = exact >= 0
+    if by_secret is not None:
+        tally[hit] = by_secret[exact[hit]]
+    else:
+        tally[hit, 0] = np.asarray(counts[exact[hit], sec_r[hit]]).ravel()
+        tally[hit, 1] = per_tuple[exact[hit]]
+    rest = np.flatnonzero(~hit)  # the others search every tuple for their best partial match
+    if rest.size:
+        tally[rest] = _partial_matches(key_r[rest], sec_r[rest], uniq, counts, by_secret,
+                                       per_tuple, batch)  # fmt: skip
+    if by_secret is None:
+        return float(np.mean(tally[:, 0].astype(np.float64) / tally[:, 1]))
+    correct = tally[np.arange(len(tally)), sec_r].astype(np.float64)
+    return float(np.mean(correct / tally.sum(axis=1, dtype=np.float64)))
+
+
+def _exact_tuple(key_r: np.ndarray, uniq: np.ndarray) -> np.ndarray:
+    """For each real key row, the position of the identical distinct synthetic tuple, or -1."""
+    _, inverse = np.unique(np.vstack([uniq, key_r]), axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    position = np.full(int(inverse.max()) + 1, -1)
+    position[inverse[: len(uniq)]] = np.arange(len(uniq))
+    return position[inverse[len(uniq) :]]
+
+
+def _partial_matches(key_r, sec_r, uniq, counts, by_secret, per_tuple, batch: int) -> np.ndarray:
+    """The votes of CGeneralizedCAP for real rows without an exact match: per row, the tuples
+    matching it on the most key attributes, and their synthetic rows per secret (or, with many
+    secrets, the rows holding its own secret and all their rows)."""
+    dense_r, dense_s, sparse_r, sparse_s = _split_one_hot(key_r, uniq, min_share=0.001)
+    dense_s = np.ascontiguousarray(dense_s.T)
+    tally = np.empty((len(key_r), by_secret.shape[1] if by_secret is not None else 2),
+                     dtype=np.float32)  # fmt: skip
 
     def one_batch(start: int) -> None:
         """Tuples TILE at a time (the product stays in cache): per real row, the largest number
@@ -235,10 +268,7 @@ def categorical_generalized_cap(pair: Pair, n_bins: int | None = 10, batch: int 
             best[live] = top
 
     in_parallel(one_batch, range(0, len(key_r), batch))
-    if by_secret is None:
-        return float(np.mean(tally[:, 0].astype(np.float64) / tally[:, 1]))
-    correct = tally[np.arange(len(tally)), sec_r].astype(np.float64)
-    return float(np.mean(correct / tally.sum(axis=1, dtype=np.float64)))
+    return tally
 
 
 def _correct_guesses(nearest: np.ndarray, counts, secrets: np.ndarray) -> np.ndarray:
