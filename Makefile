@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup browser reproduce test test-fast verify bench bench-scale bench-synth epsilon-response lint clean
+.PHONY: setup browser reproduce test test-fast verify bench bench-scale bench-audit bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -54,6 +54,10 @@ bench: setup
 
 bench-scale: setup
 	$(PY) -m privmetrics bench-scale $(if $(MILLION),--million)
+
+# the steward's audit at 50,000 rows (default, with a holdout, --targets 5000), each in a fresh process
+bench-audit: setup
+	$(PY) -m privmetrics bench-audit
 
 bench-synth: setup
 	$(PY) -m privmetrics bench-synth --profile paper

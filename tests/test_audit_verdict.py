@@ -187,3 +187,25 @@ def test_cli_audits_a_table_with_missing_values_end_to_end(texas, tmp_path, caps
     assert code == 1 and "--fail-on near-real: met by DCR, MemInf" in capsys.readouterr().out
     assert main(["audit", *map(str, base), "--fail-on", "often"]) == 2
     assert "--fail-on takes" in capsys.readouterr().err
+
+
+def test_large_tables_score_random_from_sampled_targets_and_the_rest_exactly(texas, monkeypatch):
+    """From SAMPLED_RANDOM_ROWS rows on, each Random draw is scored from target rows of its own
+    for the metrics that are averages over rows; the release and Real stay exact, and a metric
+    that is not an average (NNDR) still runs on every row of the draw."""
+    from privmetrics.audit import run
+
+    real, holdout, shuffled, _, schema = texas
+    metrics = ["DCR", "MemInf", "NNDR"]
+    exact = quiet(audit, real, shuffled, schema=schema, metrics=metrics, random_runs=2)
+    monkeypatch.setattr(run, "SAMPLED_RANDOM_ROWS", 100)
+    monkeypatch.setattr(run, "RANDOM_TARGETS", 150)
+    sampled = quiet(audit, real, shuffled, schema=schema, metrics=metrics, random_runs=2)
+    again = quiet(audit, real, shuffled, schema=schema, metrics=metrics, random_runs=2)
+    pd.testing.assert_frame_equal(sampled, again)  # seeded
+    exact, sampled = exact.set_index("metric"), sampled.set_index("metric")
+    pd.testing.assert_series_equal(exact.score, sampled.score)  # the release is exact
+    pd.testing.assert_series_equal(exact.Real, sampled.Real)
+    assert sampled.loc["NNDR", "Random"] == exact.loc["NNDR", "Random"]  # not an average: exact
+    assert sampled.loc["DCR", "Random"] != exact.loc["DCR", "Random"]  # from 150 of 300 rows
+    assert abs(sampled.loc["DCR", "Random"] - exact.loc["DCR", "Random"]) < 0.05

@@ -74,3 +74,24 @@ def test_the_million_row_line_says_its_scores_are_sampled_and_shows_their_error(
     assert "Authenticity     sampled    0.0310    0.0320         0.0021" in text
     # the exponent is fitted to the exact sizes only: one point, no slope
     assert "growth exponent (final): seconds ~ rows^nan" in text
+
+
+def test_bench_audit_formats_cases_and_says_whether_the_target_is_met():
+    from privmetrics.compendium.bench_audit import TARGET_SECONDS, format_audit
+
+    got = {"default": {"seconds": 90.0, "tables": {"release": 20.0, "Real": 9.5}},
+           "holdout": {"timed out": 1800}}  # fmt: skip
+    text = format_audit(got, 50_000, "machine: 2 cores, load average 0.10")
+    assert "default       90.0  release 20.0, Real 9.5" in text
+    assert "holdout   stopped after 1800 s" in text
+    assert f"<= {TARGET_SECONDS} s: 90.0 s, met" in text
+    slow = format_audit({"default": {"seconds": 121.0, "tables": {}}}, 50_000, "m")
+    assert "121.0 s, NOT met" in slow
+
+
+def test_bench_audit_measures_a_small_case_in_a_child_process():
+    from privmetrics.compendium.bench_audit import _in_child
+
+    got = _in_child("targets", 400, timeout=300)
+    assert got["seconds"] > 0 and set(got["tables"]) == {"release", "Random 1", "Random 2",
+                                                          "Random 3", "Real"}  # fmt: skip

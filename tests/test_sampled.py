@@ -66,7 +66,9 @@ def test_draws_differ_and_the_error_is_within_sampling_bounds(generated):
     a, b = (SampledPair(real, synthetic, schema, targets=400, draw=d) for d in (0, 1))
     assert not np.array_equal(a.target_rows("real"), b.target_rows("real"))
     error = sampling_error(real, synthetic, schema, targets=600, draws=2).set_index("metric")
-    assert (error.loc[error["at_scale"] == "full", "largest error"] == 0).all()
+    # the detector trained on half the rows: an estimate too, and a weaker detector only
+    assert error.loc["DetectionMLP", "at_scale"] == "sampled"
+    assert error.loc["DetectionMLP", "largest error"] < 0.2
     # a share estimated from 600 of 1,200 rows: standard error <= 0.5 sqrt((1 - f) / 600) = 0.0144
     for share in ("Authenticity", "MemInf", "HittingRate"):
         assert error.loc[share, "largest error"] <= 4 * 0.0144, share

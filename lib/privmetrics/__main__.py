@@ -35,6 +35,12 @@ def _bench_scale(args) -> int:
     return run(args)
 
 
+def _bench_audit(args) -> int:
+    from privmetrics.compendium.bench_audit import run
+
+    return run(args)
+
+
 def _bench_synth(args) -> int:
     from privmetrics.compendium.bench_synthesisers import format_timing, time_synthesisers
 
@@ -138,6 +144,12 @@ def main(argv: list[str] | None = None) -> int:
     from privmetrics.compendium.bench_scale import add_arguments
 
     add_arguments(scale)
+    audit_bench = commands.add_parser(
+        "bench-audit", help="the steward's audit at 50,000 rows: default, with a holdout, sampled"
+    )
+    from privmetrics.compendium.bench_audit import add_arguments as audit_bench_arguments
+
+    audit_bench_arguments(audit_bench)
     synth = commands.add_parser(
         "bench-synth", help="fit and sample time of every synthesiser on Texas-sized data"
     )
@@ -272,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         "list": _list,
         "bench": _bench,
         "bench-scale": _bench_scale,
+        "bench-audit": _bench_audit,
         "bench-synth": _bench_synth,
         "epsilon-response": _epsilon_response,
     }

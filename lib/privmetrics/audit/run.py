@@ -134,8 +134,10 @@ def audit(
     release = pairs["release"]
     references = {"release": release}
     references.update({k: pairs[k] for k in ("Holdout",) if k in pairs})
-    if "Random 1" in pairs:
-        references["Random"] = pairs["Random 1"]
+    if "Random 1" in pairs:  # a sampled pair holds every row too (only its searches are sampled),
+        # and it is the one whose DetectionMLP fit the panel reuses
+        first_draw = pairs["Random 1"]
+        references["Random"] = first_draw[0] if isinstance(first_draw, tuple) else first_draw
     with limited(available_cores()):
         panel = utility_panel(references)
         evidence = row_evidence(release, pairs.get("Holdout"), real_rows)
@@ -181,12 +183,23 @@ def pair_of(
     return Pair(real, synthetic, schema, seed=seed, name=name, control=control)
 
 
+# From this many real rows on, each Random draw is scored from RANDOM_TARGETS target rows of its
+# own (metrics that are averages over rows; the others on every row), unless --targets is given.
+# Random is noise: at such sizes its score barely moves between draws, and exact all-pairs
+# searches for three of them would cost most of the audit. Each draw samples other rows, so the
+# spread of the draws, which makes the position's interval, includes that sampling error.
+SAMPLED_RANDOM_ROWS = 20_000
+RANDOM_TARGETS = 10_000
+
+
 def reference_pairs(
     real, synthetic, holdout, schema, seed: int, targets, random_runs: int, with_real: bool
-) -> dict[str, Pair]:
+) -> dict[str, Pair | tuple[Pair, Pair]]:
     """The pairs to score, in order: ``"release"``, ``"Holdout"`` (when given), ``"Random 1"`` ...
     (``random_runs`` draws with seeds ``seed``, ``seed + 1``, ...), ``"Real"`` (a copy; when
-    ``with_real``). Every pair uses the holdout as the ALC's control set."""
+    ``with_real``). Every pair uses the holdout as the ALC's control set. A Random draw of a table
+    with :data:`SAMPLED_RANDOM_ROWS` rows or more is a (sampled pair, full pair) couple: the first
+    for the metrics that are averages over rows, the second for the others."""
     from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
     from privmetrics.synthesisers import make_synthesiser
 
@@ -198,8 +211,15 @@ def reference_pairs(
         warnings.simplefilter("ignore", OutlierWarning)
         for k in range(random_runs):
             noise = make_synthesiser("random", seed=seed + k).fit_sample(real, schema)
-            pairs[f"Random {k + 1}"] = pair_of(real, noise[real.columns], schema, seed, targets,
-                                               control=holdout)  # fmt: skip
+            noise = noise[real.columns]
+            pair = pair_of(real, noise, schema, seed, targets, control=holdout)
+            if targets is None and len(real) >= SAMPLED_RANDOM_ROWS:
+                from privmetrics.metrics.sampled import SampledPair
+
+                sampled = SampledPair(real, noise, schema, seed=seed, targets=RANDOM_TARGETS,
+                                      draw=k + 1, control=holdout)  # fmt: skip
+                pair = (sampled, pair)
+            pairs[f"Random {k + 1}"] = pair
         if with_real:
             pairs["Real"] = pair_of(real, real.copy(), schema, seed, targets, control=holdout)
     return pairs
@@ -226,13 +246,15 @@ def score_all(pairs: dict[str, Pair], specs, schema, targets, progress: bool):
     first = None
     with limited(available_cores()), bar:  # the cores this process may use, not the machine's
         for name, pair in pairs.items():
+            sampled, pair = pair if isinstance(pair, tuple) else (None, pair)
             if first is not None:
                 pair.share_real_side(first)
             began = time.perf_counter()
             scores[name] = {}
             for spec in runnable:
                 bar.set_postfix_str(f"{name}: {spec.name}")
-                scores[name][spec.name] = spec(pair)
+                use = sampled if sampled is not None and spec.at_scale else pair
+                scores[name][spec.name] = spec(use)
                 bar.update()
             seconds[name] = time.perf_counter() - began
             if first is None:

@@ -94,7 +94,7 @@ def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -
         verdict = Verdict(level, headline, flagged=list(strongest.metric))
     if skipped > 0:
         verdict.headline += f" {skipped} metric(s) were uninformative here and left out."
-    if useless:
+    if useless and verdict.level in ("some risk", "low risk"):
         verdict.headline += (" The release is easy to tell from the real data (see utility): "
                              "a low risk may only mean it does not resemble the data.")  # fmt: skip
     verdict.categories = category_lines(table, bands, anchor)

@@ -56,3 +56,22 @@ def shuffled_release(real: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(
         {c: real[c].to_numpy()[rng.permutation(len(real))] for c in real.columns}
     )
+
+
+def gaussian_copula_release(real: pd.DataFrame, rows: int, seed: int = 0) -> pd.DataFrame:
+    """A release made elsewhere, as a user would make it: SDV's GaussianCopulaSynthesizer with the
+    metadata SDV detects from the table, fitted on ``real`` (gaps included: SDV learns and
+    reproduces them). Seeded through numpy and torch, which SDV draws from."""
+    import warnings
+
+    import torch
+    from sdv.metadata import Metadata
+    from sdv.single_table import GaussianCopulaSynthesizer
+
+    np.random.seed(seed)  # noqa: NPY002  (SDV draws from the global generator)
+    torch.manual_seed(seed)
+    with warnings.catch_warnings():  # SDV's notices about detected types and its own upgrades
+        warnings.simplefilter("ignore")
+        synthesiser = GaussianCopulaSynthesizer(Metadata.detect_from_dataframe(real))
+        synthesiser.fit(real)
+        return synthesiser.sample(rows)

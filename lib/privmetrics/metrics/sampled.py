@@ -18,9 +18,11 @@ metric) and averaging over the sample estimates the score at a cost of targets x
   case ``make bench-scale MILLION=1`` measures shows it).
 
 The neighbours stay exact (:func:`~privmetrics.geometry.neighbours.knn` with ``own``: a target row is
-never its own neighbour); only the average is a sample. DetectionMLP, a classifier over all rows
-whose cost grows linearly, is computed on every row. Which metric is which is the registry's
-``at_scale`` field; a metric with neither is refused on a :class:`SampledPair`.
+never its own neighbour); only the average is a sample. DetectionMLP, a classifier, is trained
+and tested on the target rows of both tables (on every row its cost, linear in the rows, was most
+of a sampled audit's time; a smaller training set can only weaken the detector, so the estimate
+errs towards risk). Which metric can be sampled is the registry's ``at_scale`` field; a metric
+without it is refused on a :class:`SampledPair`.
 
 The error against the exact score is measured, not assumed: :func:`sampling_error` computes both
 on a pair small enough for the exact route (``make bench-scale`` prints it beside the million-row

@@ -1,0 +1,121 @@
+"""What the steward's audit costs at scale: ``make bench-audit`` (``python -m privmetrics bench-audit``).
+
+The pair is two independent draws of the Texas-shaped generator
+(:func:`~privmetrics.compendium.bench.generated_texas_like`, 18 columns), 50,000 rows each by
+default. Each case runs in its own process, from a cold start of the library, as a user's first
+audit would:
+
+* ``default``: ``privmetrics audit`` as it runs without options: the final seven metrics, the
+  references (three Random draws, Real), the verdict, the exposed rows and the utility panel;
+* ``holdout``: the same with a holdout of as many rows (a third draw of the generator);
+* ``targets``: the default with ``--targets 5000``.
+
+The table gives the seconds of each case and of each table scored in it, and the machine's load.
+Target (issue 27): the default audit at 50,000 rows within 2 minutes on 2 idle cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+
+from privmetrics.compendium.timings import machine_line
+
+ROWS = 50_000
+CASES = ("default", "holdout", "targets")
+TARGET_SECONDS = 120
+
+
+def measure(case: str, rows: int) -> dict:
+    """One audit of ``rows`` rows as ``case`` says; its seconds, in all and per scored table."""
+    import warnings
+
+    from privmetrics.audit import audit
+    from privmetrics.compendium.bench import generated_texas_like
+
+    real, schema = generated_texas_like(rows, 0)
+    release, _ = generated_texas_like(rows, 1)
+    holdout = generated_texas_like(rows, 2)[0] if case == "holdout" else None
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = audit(real, release, schema=schema, report=True, holdout=holdout,
+                       targets=5000 if case == "targets" else None)  # fmt: skip
+    return {
+        "seconds": time.perf_counter() - start,
+        "tables": report.costs,
+        "verdict": report.verdict.level,
+    }
+
+
+def _in_child(case: str, rows: int, timeout: float) -> dict:
+    command = [sys.executable, "-m", "privmetrics.compendium.bench_audit", "--child", case,
+               str(rows)]  # fmt: skip
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"timed out": timeout}
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()[-800:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def format_audit(results: dict[str, dict], rows: int, load_before: str) -> str:
+    lines = [
+        f"{load_before} before", f"{machine_line()} after",
+        f"pair: two independent draws of the Texas-shaped generator, {rows:,} rows x 18 columns",
+        "", f"{'case':<9} {'seconds':>8}  per table (s)",
+    ]  # fmt: skip
+    for case, got in results.items():
+        if "timed out" in got:
+            lines.append(f"{case:<9} stopped after {got['timed out']:.0f} s")
+            continue
+        tables = ", ".join(f"{k} {v:.1f}" for k, v in got["tables"].items())
+        lines.append(f"{case:<9} {got['seconds']:>8.1f}  {tables}")
+    default = results.get("default", {})
+    if "seconds" in default:
+        met = "met" if default["seconds"] <= TARGET_SECONDS else "NOT met"
+        lines.append(f"target default audit at {rows:,} rows <= {TARGET_SECONDS} s: "
+                     f"{default['seconds']:.1f} s, {met}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rows", type=int, default=ROWS, help="rows of each table")
+    parser.add_argument(
+        "--cases", default=",".join(CASES), help="comma-separated, of " + ", ".join(CASES)
+    )
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per case")
+
+
+def run(args: argparse.Namespace) -> int:
+    cases = [c for c in args.cases.split(",") if c]
+    unknown = sorted(set(cases) - set(CASES))
+    if unknown:
+        print(f"bench-audit: unknown case(s) {unknown}; use {', '.join(CASES)}", file=sys.stderr)
+        return 2
+    before = machine_line()
+    results = {}
+    for case in cases:
+        results[case] = _in_child(case, args.rows, args.timeout)
+        print(f"  {case}: {results[case].get('seconds', float('nan')):.1f} s", flush=True)
+    print(format_audit(results, args.rows, before))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--child", nargs=2, metavar=("CASE", "ROWS"), help=argparse.SUPPRESS)
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(measure(args.child[0], int(args.child[1]))))
+        return 0
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
