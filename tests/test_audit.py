@@ -185,6 +185,9 @@ def test_relative_reading_thirds_and_a_flat_metric():
     assert relative_reading(0.8, 0.1, 0.9).startswith("near Real (88%")
     assert relative_reading(0.5, 0.500, 0.505).startswith("uninformative")
     assert np.isnan(position(0.5, 0.5, 0.505)) and position(0.3, 0.1, 0.5) == pytest.approx(0.5)
+    # PPrivacy's references on penguins, 0.000 and 0.017: too close to place anything
+    assert relative_reading(0.017, 0.0, 0.017).startswith("uninformative")
+    assert not relative_reading(0.03, 0.0, 0.06).startswith("uninformative")
 
 
 def test_the_position_interval_comes_from_the_spread_of_the_random_draws():

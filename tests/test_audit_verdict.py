@@ -209,3 +209,11 @@ def test_large_tables_score_random_from_sampled_targets_and_the_rest_exactly(tex
     assert sampled.loc["NNDR", "Random"] == exact.loc["NNDR", "Random"]  # not an average: exact
     assert sampled.loc["DCR", "Random"] != exact.loc["DCR", "Random"]  # from 150 of 300 rows
     assert abs(sampled.loc["DCR", "Random"] - exact.loc["DCR", "Random"]) < 0.05
+
+
+def test_list_counts_what_metrics_all_runs(capsys):
+    from privmetrics.metrics import REGISTRY, select
+
+    assert main(["list"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith(f"{len(select('all'))} measures: the paper's 21 and {len(REGISTRY) - 21} added")

@@ -72,9 +72,9 @@ def test_cli_list_prints_one_line_per_metric(capsys):
 
     main(["list"])
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == len(REGISTRY) == 26
+    assert len(lines) - 1 == len(REGISTRY) == 26  # one per metric, then the count
     assert lines[0].split()[:2] == ["AttributeInference", "reconstruction"]
-    assert lines[-1].split()[:2] == ["HittingRate", "tracing"]
+    assert lines[-2].split()[:2] == ["HittingRate", "tracing"]
 
 
 # --- hand-computed values ----------------------------------------------------------------------

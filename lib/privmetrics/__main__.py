@@ -19,6 +19,9 @@ def _list(args) -> int:
 
     for spec in REGISTRY.values():
         print(f"{spec.name:<28} {spec.category:<18} {spec.kind}")
+    paper = sum(1 for spec in REGISTRY.values() if spec.paper)
+    print(f"{len(REGISTRY)} measures: the paper's {paper} and {len(REGISTRY) - paper} added "
+          "(--metrics all runs them all; the final seven: --metrics selected)")  # fmt: skip
     return 0
 
 

@@ -21,7 +21,11 @@ BANDS = ((0.2, "low risk"), (0.5, "moderate risk"), (0.8, "high risk"), (1.01, "
 POSITION_BANDS = ((1 / 3, "near {low}"), (2 / 3, "between {low} and Real"), (np.inf, "near Real"))
 
 
-MIN_SPAN = 0.01  # Random and Real closer than this: the metric cannot place a release here
+# The lower end and Real closer than this on the [0, 1] scale: the metric cannot place a release
+# here. An effect size, not a rounding guard: PPrivacy's references 0.000 and 0.017 on penguins
+# put every release "near Real (100%)" at 0.01; five points of the scale is the least span on
+# which a third (the reading's unit) is still a visible difference.
+MIN_SPAN = 0.05
 
 
 RANDOM_RUNS = 3  # Random draws per audit: their spread is the position's uncertainty
