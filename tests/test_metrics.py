@@ -383,7 +383,10 @@ def test_bad_input_is_rejected_before_any_metric(tiny):
     with pytest.raises(InvalidInputError, match="lacks column"):
         compute("DCR", frame, frame.drop(columns="age"), schema)
     with pytest.raises(InvalidInputError, match="NaN"):
-        compute("HittingRate", frame, frame.assign(age=np.nan), schema)
+        compute("HittingRate", frame, frame.assign(age=np.nan), schema, missing="refuse")
+    # by default a gap is a value of its own (privmetrics.data.missing): no row is hit any more
+    with pytest.warns(UserWarning, match="missing values"):
+        assert compute("HittingRate", frame, frame.assign(age=np.nan), schema) == 0.0
 
 
 def test_reconstruction_metrics_need_roles(tiny):

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from privmetrics.audit.cost import estimate, say
 from privmetrics.audit.evidence import evidence_summary, recovered, row_evidence
 from privmetrics.audit.reading import check_shared_values, conform, resolve_schema
 from privmetrics.audit.readings import (
@@ -127,6 +128,12 @@ def audit(
         print(given.to_yaml(), end="")
     pairs = reference_pairs(real, synthetic, holdout, schema, seed, targets,
                             random_runs if baselines else 0, baselines)  # fmt: skip
+    if progress:  # the cost, said before the work starts
+        runnable = [spec for spec in specs if not not_run(spec, schema, targets)]
+        sizes = [table_size(entry) for entry in pairs.values()]
+        guess = estimate(real, synthetic, schema, runnable, seed, sizes)
+        print(f"scoring {len(runnable)} metrics on {len(pairs)} tables ({', '.join(pairs)}) "
+              f"of {len(real):,} real rows: {say(guess)}", flush=True)  # fmt: skip
     scores, seconds = score_all(pairs, specs, schema, targets, progress)
     table = assemble(scores, specs, pairs, anchor="holdout" if holdout is not None else "Random")
     if not report:
@@ -223,6 +230,13 @@ def reference_pairs(
         if with_real:
             pairs["Real"] = pair_of(real, real.copy(), schema, seed, targets, control=holdout)
     return pairs
+
+
+def table_size(entry) -> tuple[int, int]:
+    """(real rows scored, rows each is searched against) of a pair, or of a Random draw's sampled
+    pair, for the cost estimate."""
+    pair = entry[0] if isinstance(entry, tuple) else entry
+    return len(np.arange(len(pair.real))[pair.target_rows("real")]), len(pair.synthetic)
 
 
 def not_run(spec, schema: Schema, targets) -> str:
