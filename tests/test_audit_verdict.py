@@ -175,6 +175,8 @@ def test_cli_audits_a_table_with_missing_values_end_to_end(texas, tmp_path, caps
     out = capsys.readouterr().out
     assert code == 0, out
     assert "TOTAL_CHARGES (missing)" in out and "(missing='indicator')" in out
+    # the cost, said before the scoring starts
+    assert "scoring 7 metrics on 5 tables (release, Holdout, Random 1, Random 2, Real)" in out
     verdict = out.split("\n\n")[1]  # the verdict comes right after the warnings
     assert verdict.startswith(("Low risk", "Some risk")), out
     data = json.loads((tmp_path / "r.json").read_text())
@@ -217,3 +219,16 @@ def test_list_counts_what_metrics_all_runs(capsys):
     assert main(["list"]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith(f"{len(select('all'))} measures: the paper's 21 and {len(REGISTRY) - 21} added")
+
+
+def test_the_cost_estimate_is_said_as_a_range_and_adds_up_over_tables(texas):
+    from privmetrics.audit.cost import estimate, say
+    from privmetrics.metrics import select
+
+    assert say(30) == "about 30 s (15 s to 60 s)"
+    assert say(600) == "about 10 min (5 min to 20 min)"
+    real, _, shuffled, _, schema = texas
+    specs = select(["DCR", "NNDR"])  # one per-row metric, one that is not
+    one = quiet(estimate, real, shuffled, schema, specs, 0, [(300, 300)])
+    bigger = quiet(estimate, real, shuffled, schema, specs, 0, [(300, 300), (30_000, 30_000)])
+    assert 0 < one < bigger

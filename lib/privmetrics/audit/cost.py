@@ -1,12 +1,14 @@
-"""What an audit will cost, said before it starts: the chosen metrics timed on a small sample of
-the two tables, scaled up to the full sizes and to every table the audit scores.
+"""What an audit will cost, said before it starts.
 
-Scaling: a metric that averages a per-row search over the whole other table (the registry's
-``at_scale``: nearest neighbours, best-matching key tuples) grows with the product of the two
-tables' rows; every other one is taken to grow with their sum (a classifier, per-column
-distributions). The all-pairs searches of the remaining distance metrics also grow with the
-product, so the ``product`` set errs on the cheap side for them; the estimate is a guide, said
-as a range, and the progress bar's own estimate takes over once scoring starts.
+The metrics that average a per-row quantity over the real rows (the registry's ``at_scale``:
+a nearest neighbour, the best-matching key tuples, a classifier's verdict) are timed on a
+:class:`~privmetrics.metrics.sampled.SampledPair` of target rows searched against the *whole*
+release, at the two sizes of :data:`PROBES`: the same work per row as the full audit, so the
+difference gives the cost of one more real row scored (scaled with the rows searched), and the
+rest is the metrics' fixed cost. The others are timed on samples of
+both tables at the two sizes of :data:`SAMPLES`, which give their growth exponent (seconds ~
+rows^b, b kept within 1 and 2). The estimate is said as a range, and the progress bar's own
+estimate takes over once scoring starts.
 """
 
 from __future__ import annotations
@@ -14,18 +16,16 @@ from __future__ import annotations
 import time
 import warnings
 
+import numpy as np
 import pandas as pd
 
 from privmetrics.geometry.pair import Pair
 
-SAMPLE = 800  # rows of each table timed
+PROBES = (250, 1000)  # target rows of the two probes for the per-row metrics
+SAMPLES = (400, 1600)  # rows of each table of the two samples for the others
 
 
-def seconds_per_metric(real: pd.DataFrame, synthetic: pd.DataFrame, schema, specs, seed: int):
-    """Each metric's seconds on ``SAMPLE`` rows of each table, and the rows timed."""
-    small = min(SAMPLE, len(real), len(synthetic))
-    pair = Pair(real.sample(small, random_state=seed), synthetic.sample(small, random_state=seed),
-                schema, seed=seed)  # fmt: skip
+def _timed(pair, specs) -> dict[str, float]:
     timed = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -33,21 +33,42 @@ def seconds_per_metric(real: pd.DataFrame, synthetic: pd.DataFrame, schema, spec
             start = time.perf_counter()
             spec(pair)
             timed[spec.name] = time.perf_counter() - start
-    return timed, small
+    return timed
 
 
-def scaled(seconds: float, spec, rows: tuple[int, int], small: int) -> float:
-    """``seconds`` on ``small`` rows each, at ``rows`` = (real, compared)."""
-    if spec.at_scale:
-        return seconds * rows[0] * rows[1] / small**2
-    return seconds * (rows[0] + rows[1]) / (2 * small)
+def estimate(real: pd.DataFrame, synthetic: pd.DataFrame, schema, specs, seed: int,
+             tables: list[tuple[int, int]]) -> float:  # fmt: skip
+    """Seconds the audit should take: every metric of ``specs`` on every table, each given as
+    (real rows scored, rows each is searched against)."""
+    from privmetrics.metrics.sampled import SampledPair
 
-
-def estimate(real, synthetic, schema, specs, seed: int, tables: list[tuple[int, int]]) -> float:
-    """Seconds the audit should take: every metric on every table, each table given as the
-    (real rows, rows searched per real row) it is scored with."""
-    timed, small = seconds_per_metric(real, synthetic, schema, specs, seed)
-    return sum(scaled(timed[s.name], s, rows, small) for rows in tables for s in specs)
+    per_row = [s for s in specs if s.at_scale]
+    others = [s for s in specs if not s.at_scale]
+    total = 0.0
+    if per_row:  # two probes: each metric's fixed cost and its cost per real row scored
+        timed = []
+        for size in PROBES:
+            probe = SampledPair(real, synthetic, schema, seed=seed, targets=size)
+            start = time.perf_counter()
+            probe.space("mixed")  # encoding both tables: a fixed cost of every table
+            fixed = time.perf_counter() - start
+            timed.append(sum(_timed(probe, per_row).values()))
+        slope = max(0.0, (timed[1] - timed[0]) / (PROBES[1] - PROBES[0]))
+        intercept = max(0.0, timed[0] - slope * PROBES[0])
+        for scored, searched in tables:
+            total += fixed + intercept + slope * scored * searched / len(synthetic)
+    if others:  # two samples: the growth exponent b of seconds ~ rows^b, kept within [1, 2]
+        timed = []
+        for size in SAMPLES:
+            small = min(size, len(real), len(synthetic))
+            pair = Pair(real.sample(small, random_state=seed),
+                        synthetic.sample(small, random_state=seed), schema, seed=seed)  # fmt: skip
+            timed.append(sum(_timed(pair, others).values()))
+        growth = np.log(max(timed[1], 1e-9) / max(timed[0], 1e-9)) / np.log(SAMPLES[1] / SAMPLES[0])
+        growth = float(np.clip(growth, 1.0, 2.0))
+        for scored, searched in tables:
+            total += timed[1] * (scored * searched / small**2) ** (growth / 2)
+    return total
 
 
 def say(seconds: float) -> str:

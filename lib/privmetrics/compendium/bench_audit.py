@@ -5,7 +5,8 @@ The pair is two independent draws of the Texas-shaped generator
 default. Each case runs in its own process, from a cold start of the library, as a user's first
 audit would:
 
-* ``default``: ``privmetrics audit`` as it runs without options: the final seven metrics, the
+* ``default``: ``privmetrics audit`` as it runs without options (its cost estimate and progress
+  bar included): the final seven metrics, the
   references (three Random draws, Real), the verdict, the exposed rows and the utility panel;
 * ``holdout``: the same with a holdout of as many rows (a third draw of the generator);
 * ``targets``: the default with ``--targets 5000``.
@@ -42,7 +43,7 @@ def measure(case: str, rows: int) -> dict:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        report = audit(real, release, schema=schema, report=True, holdout=holdout,
+        report = audit(real, release, schema=schema, report=True, holdout=holdout, progress=True,
                        targets=5000 if case == "targets" else None)  # fmt: skip
     return {
         "seconds": time.perf_counter() - start,
