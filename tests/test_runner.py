@@ -220,3 +220,18 @@ def test_the_paper_edition_reads_its_grid_from_the_store_and_studies_at_quick_sc
         cells = conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
     assert paper.max_runs == paper.min_runs == 3
     assert cells == len(paper.datasets) * 16 * paper.max_runs
+
+
+def test_opening_the_shipped_store_leaves_its_bytes_as_they_were(tmp_path):
+    """Building the book opens results/paper.sqlite to read it: a reviewer's checkout must stay
+    clean (issue 31). An older file is still migrated (the test above)."""
+    import shutil
+
+    from privmetrics.paths import checkout_root
+
+    db = tmp_path / "paper.sqlite"
+    shutil.copy(checkout_root() / "results" / "paper.sqlite", db)
+    before = db.read_bytes()
+    store = ResultsStore(db)
+    assert len(store.results()) > 0
+    assert db.read_bytes() == before

@@ -106,12 +106,28 @@ class ResultsStore:
                 "choose a writable location (--store or PRIVMETRICS_RESULTS)"
             ) from exc
         with self._connection() as conn:
+            if self._current(conn):  # nothing to change: opening a store never rewrites it
+                return
             conn.executescript(SCHEMA)
             for table, column, kind in ADDED_COLUMNS:
                 present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
                 if column not in present:
                     conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
             conn.executescript(VIEW)
+
+    @staticmethod
+    def _current(conn) -> bool:
+        """Whether the file already has every table, column and the view as this code writes
+        them, so that a read-only use (building the book) leaves its bytes as they were."""
+        view = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'results'")
+        found = view.fetchone()
+        wanted = VIEW.split(";", 1)[1].strip().rstrip(";").strip()
+        if not found or found[0].strip() != wanted:
+            return False
+        return all(
+            column in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+            for table, column, _ in ADDED_COLUMNS
+        )
 
     @contextmanager
     def _connection(self):
