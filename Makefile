@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup browser reproduce test test-fast verify bench bench-scale bench-audit bench-synth epsilon-response lint clean
+.PHONY: setup browser reproduce book-student test test-fast verify bench bench-scale bench-audit bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -34,6 +34,12 @@ browser:
 reproduce: setup
 	$(PY) -m privmetrics.compendium.reproduce --profile $(PROFILE) \
 	  $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(LOCAL_CLUSTER),--local-cluster $(LOCAL_CLUSTER))
+
+# the student edition: the same book without the exercises' solutions, in _build/student/html
+# (reuses the executed notebooks of a previous `make reproduce`, else runs them first)
+book-student: setup
+	$(PY) -m privmetrics.compendium.reproduce --profile $(PROFILE) --edition student \
+	  $(if $(wildcard book/generated/own_data.ipynb),--skip-notebooks)
 
 test: setup browser
 	$(PY) -m ruff check lib tests

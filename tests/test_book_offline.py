@@ -17,8 +17,14 @@ def browser():
     return found
 
 
-def test_every_page_of_the_book_renders_math_and_stays_offline(tmp_path, browser):
-    index = build_book(stage_unexecuted(tmp_path / "book"))
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The book built from the unexecuted notebooks (no outputs), once for this module."""
+    return build_book(stage_unexecuted(tmp_path_factory.mktemp("book") / "book"))
+
+
+def test_every_page_of_the_book_renders_math_and_stays_offline(built, browser):
+    index = built
     checks = check_book(index.parent, browser)
     assert len(checks) >= 20, [c.page for c in checks]
     assert [c.problem() for c in checks if not c.ok] == []
@@ -43,3 +49,33 @@ def test_the_check_sees_an_external_script_and_untypeset_math(tmp_path, browser)
         "http://images.example.org/a.png",
     }
     assert "formulas not typeset" in check.problem()
+
+
+def test_the_check_sees_raw_markup_outside_code_and_nan_cells():
+    from privmetrics.compendium.bookcheck import text_problems
+
+    page = (
+        "<p>see :func:`measurably_above` and ``threshold``</p>"
+        "<table><tr><td>NaN</td><td>0.5</td></tr></table>"
+        "<pre>:func:`listed` ``fine`` NaN</pre><p><code>:class:`in code`</code></p>"
+    )
+    assert text_problems(page) == [
+        "raw role :func:`", "doubled backticks", "1 table cell(s) reading ['NaN']",
+    ]  # fmt: skip
+    clean = "<p>see measurably_above</p><table><tr><td>-</td></tr></table><pre>NaN ``x``</pre>"
+    assert text_problems(clean) == []
+
+
+def test_the_student_edition_keeps_the_exercises_and_drops_every_solution(built, tmp_path):
+    """Issue 31: solutions behind toggles labelled "Solution" in the full edition; the student
+    edition (``reproduce --edition student``) has the exercises and no solution code or output."""
+    from privmetrics.compendium.reproduce import STUDENT_NOTE, stage_student
+
+    full = (built.parent / "book" / "generated" / "exp11.html").read_text()
+    solution = "tag_solution"  # the class of every solution cell's container
+    assert "Exercise 1." in full and solution in full and ">Solution<" in full
+    generated = built.parent.parent.parent / "book" / "generated"
+    student = build_book(stage_student(tmp_path / "student", generated)).parent
+    pages = {p.name: p.read_text() for p in (student / "book" / "generated").glob("*.html")}
+    assert "Exercise 1." in pages["exp11.html"] and STUDENT_NOTE[1:40] in pages["exp11.html"]
+    assert [name for name, text in pages.items() if ">Solution<" in text or solution in text] == []

@@ -10,6 +10,7 @@ import nbformat
 import pytest
 from filelock import FileLock
 
+from privmetrics.compendium.bookcheck import text_problems
 from privmetrics.compendium.reproduce import NOTEBOOKS, run_notebooks
 
 
@@ -55,6 +56,15 @@ def test_notebook_executes_and_shows_something(name, request, tmp_path, monkeypa
     assert not [o for o in outputs if o.output_type == "error"], name
     shown = [o for o in outputs if {"image/png", "text/html"} & set(o.get("data", {}))]
     assert shown, f"{name}: expected at least one figure or table"
+    # what the book will show: no NaN table cell, no raw role, no doubled backticks (issue 31)
+    rendered = [
+        "".join(o["data"][kind])
+        for o in outputs
+        for kind in ("text/html", "text/markdown")
+        if kind in o.get("data", {})
+    ]
+    problems = {p for text in rendered for p in text_problems(markdown_to_html(text))}
+    assert not problems, f"{name}: {sorted(problems)}"
 
 
 def course_chapters() -> list[str]:
@@ -124,3 +134,11 @@ def test_the_book_hides_code_and_shows_one_parameter_cell(tmp_path):
     assert "hide-input" in cells[2].metadata.tags and "remove-cell" not in cells[2].metadata.tags
     assert cells[3].metadata.tags == ["hide-input"]
     assert cells[4].metadata.tags == ["solution", "hide-cell"]
+
+
+def markdown_to_html(text: str) -> str:
+    """Markdown output as the book renders it (HTML outputs pass through): inline code becomes
+    ``<code>``, so only markup outside code counts."""
+    import markdown_it
+
+    return markdown_it.MarkdownIt().render(text)

@@ -1,6 +1,8 @@
-"""Does the built book work offline? Every page opened in headless Chromium with networking
-disabled: formulas must be typeset (MathJax, bundled by ``sphinx-mathjax-offline``) and no page
-may request an external URL.
+"""Does the built book work offline, and does it read cleanly? Every page opened in headless
+Chromium with networking disabled: formulas must be typeset (MathJax, bundled by
+``sphinx-mathjax-offline``) and no page may request an external URL. The page's text (outside code
+listings and outputs) must show no raw markup: no Sphinx role such as ``:func:`` left unrendered,
+no doubled backticks, and no ``NaN`` in a table cell (:func:`text_problems`).
 
 ``python -m privmetrics.compendium.bookcheck _build/html`` prints one line per page and exits 1 when a page
 fails. The browser's network log (``--log-net-log``) records every request; requests the page
@@ -39,6 +41,28 @@ _QUIET_FLAGS = [
 ]
 
 
+# raw markup a reader should never see: Sphinx roles, doubled backticks, NaN cells in a table
+_ROLE = re.compile(r":(?:func|class|mod|meth|data|attr|term|ref|cite|py:\w+):`")
+_LISTINGS = re.compile(r"<(pre|script|style|code)\b.*?</\1>", re.S | re.I)
+_NAN_CELL = re.compile(r"<td[^>]*>\s*(?:NaN|nan|None|<NA>)\s*</td>")
+
+
+def text_problems(source: str) -> list[str]:
+    """Raw markup in a page's HTML, outside code listings and cell outputs (``<pre>``,
+    ``<code>``, scripts): unrendered Sphinx roles, doubled backticks, and table cells reading
+    NaN, None or <NA> (a missing value should read as a word or a dash)."""
+    text = _LISTINGS.sub(" ", source)
+    found = [f"raw role {m}" for m in sorted(set(_ROLE.findall(text)))]
+    if "``" in text:
+        found.append("doubled backticks")
+    cells = _NAN_CELL.findall(source)
+    if cells:
+        found.append(
+            f"{len(cells)} table cell(s) reading {sorted(set(c.split('>')[1].split('<')[0].strip() for c in cells))}"
+        )
+    return found
+
+
 # Sphinx marks formulas with the class "math" (inline spans and display divs)
 _MATH = re.compile(r"""class=["'](?:[^"']*\s)?math(?:\s[^"']*)?["']""")
 
@@ -51,10 +75,11 @@ class PageCheck:
     has_math: bool
     typeset: int  # MathJax containers in the rendered page
     external: list[str] = field(default_factory=list)
+    markup: list[str] = field(default_factory=list)  # text_problems
 
     @property
     def ok(self) -> bool:
-        return not self.external and (self.typeset > 0 or not self.has_math)
+        return not self.external and not self.markup and (self.typeset > 0 or not self.has_math)
 
     def problem(self) -> str:
         problems = []
@@ -62,6 +87,7 @@ class PageCheck:
             problems.append("formulas not typeset")
         if self.external:
             problems.append("requests " + ", ".join(sorted(set(self.external))))
+        problems += self.markup
         return "; ".join(problems)
 
 
@@ -145,7 +171,8 @@ def check_page(
         if done.returncode != 0 or not netlog.exists():
             raise RuntimeError(f"{browser} failed on {html}: {done.stderr.strip()[-500:]}")
         external = _page_requests(netlog)
-    return PageCheck(str(html), has_math, done.stdout.count("<mjx-container"), external)
+    return PageCheck(str(html), has_math, done.stdout.count("<mjx-container"), external,
+                     text_problems(source))  # fmt: skip
 
 
 def check_book(html_dir: Path, browser: str | None = None) -> list[PageCheck]:

@@ -71,11 +71,15 @@ def run_notebooks(
     return written
 
 
+SOLUTION_PROMPTS = {"code_prompt_show": "Solution", "code_prompt_hide": "Hide the solution"}
+
+
 def tag_for_book(path: Path) -> None:
     """Code hidden behind a toggle (jupyter-book's ``hide-input``), outputs shown; an exercise's
-    ``solution`` cell hidden whole (``hide-cell``: code and answer behind one toggle); the
-    notebook's default ``parameters`` cell removed, since papermill's ``injected-parameters`` cell
-    below it holds the values actually used (otherwise the book shows two parameter cells)."""
+    ``solution`` cell hidden whole (``hide-cell``: code and answer behind one toggle labelled
+    "Solution"); the notebook's default ``parameters`` cell removed, since papermill's
+    ``injected-parameters`` cell below it holds the values actually used (otherwise the book
+    shows two parameter cells)."""
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
@@ -83,6 +87,8 @@ def tag_for_book(path: Path) -> None:
         if cell.cell_type != "code":
             continue
         tags = cell.metadata.setdefault("tags", [])
+        if "solution" in tags:
+            cell.metadata["mystnb"] = dict(SOLUTION_PROMPTS)
         wanted = (
             "remove-cell"
             if "parameters" in tags
@@ -140,6 +146,49 @@ def stage_unexecuted(target: Path) -> Path:
     return target
 
 
+STUDENT_NOTE = (
+    "*Student edition: the solutions of the exercises below are left out; the full edition "
+    "(`make reproduce`) has them behind toggles labelled \"Solution\".*"
+)
+
+
+def without_solutions(path: Path) -> int:
+    """Remove every ``solution`` cell (code and output) from the notebook at ``path``, and say so
+    above its exercises; the number of cells removed."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    kept = [c for c in notebook.cells if "solution" not in c.metadata.get("tags", [])]
+    removed = len(notebook.cells) - len(kept)
+    if removed:
+        for cell in kept:
+            if cell.cell_type == "markdown" and cell.source.startswith("## Exercises"):
+                cell.source += "\n\n" + STUDENT_NOTE
+        notebook.cells = kept
+        nbformat.write(notebook, path)
+    return removed
+
+
+def stage_student(target: Path, generated: Path | None = None) -> Path:
+    """The book's sources copied to ``target`` with the notebooks of ``generated`` (default: the
+    executed ones in ``book/generated``) stripped of their solutions: the student edition, the
+    same pages and results with the exercises and without any solution code or output."""
+    root = checkout_root()
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    for name in BOOK_SOURCES:
+        source = root / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("generated"))
+        elif source.exists():
+            shutil.copy2(source, target / name)
+    shutil.copytree(generated or root / "book" / "generated", target / "book" / "generated")
+    for notebook in (target / "book" / "generated").glob("*.ipynb"):
+        without_solutions(notebook)
+    return target
+
+
 def timings_paths(profile: str) -> tuple[Path, Path]:
     """The JSON report and the Markdown table the book includes."""
     from privmetrics.experiments.runner import results_path
@@ -154,6 +203,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="quick")
     parser.add_argument("--skip-notebooks", action="store_true", help="only rebuild the book")
+    parser.add_argument(
+        "--edition",
+        choices=("full", "student"),
+        default="full",
+        help="student: the same book without the exercises' solutions, in _build/student/html",
+    )
     from privmetrics.experiments.cluster import add_cluster_arguments, cluster_client
 
     add_cluster_arguments(parser)
@@ -181,8 +236,16 @@ def main(argv: list[str] | None = None) -> None:
             TimingReport.load(json_path).to_markdown() if json_path.exists() else NO_REPORT
         )
     write_verify_page()
-    index = build_book()
-    print(f"book built in {time.perf_counter() - start:.0f} s: open {index}")
+    if args.edition == "student":
+        staged = stage_student(checkout_root() / "_build" / "student-sources")
+        built = build_book(staged).parent
+        index = checkout_root() / "_build" / "student" / "html" / "index.html"
+        shutil.rmtree(index.parent, ignore_errors=True)
+        shutil.copytree(built, index.parent)
+        shutil.rmtree(staged)
+    else:
+        index = build_book()
+    print(f"{args.edition} edition built in {time.perf_counter() - start:.0f} s: open {index}")
     check_offline(index.parent)
 
 

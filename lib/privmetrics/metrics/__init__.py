@@ -124,7 +124,7 @@ def catalogue() -> pd.DataFrame:
                 "supports": m.supports,
                 "orientation": m.orientation or "-",
                 "final seven": "yes" if m.final else "",
-                "paper time Texas (s)": m.paper_seconds.get("texas"),
+                "paper time Texas (s)": m.paper_seconds.get("texas", "-"),
                 "source": m.source,
             }
             for m in REGISTRY.values()
