@@ -40,6 +40,8 @@ def test_the_verdict_levels_by_hand():
     assert "not safe" not in decide(verdict_table([0.1]), anchor="holdout").headline
     assert decide(verdict_table([np.nan, np.nan])).level == "cannot tell"
     assert decide(verdict_table([0.9]).drop(columns="position")).level == "cannot tell"
+    # a position many spans below the lower end reads as "below", not as -1024%
+    assert "M0 (below -100%)" in decide(verdict_table([-10.24])).headline
 
 
 def test_a_band_needs_the_whole_interval_and_the_boundary_has_a_tolerance():

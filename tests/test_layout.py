@@ -15,7 +15,7 @@ ROOT = Path(privmetrics.__file__).parent
 
 # lowest first; a module may import its own package and any package of a lower layer
 LAYERS = [
-    {"threads", "paths", "resources"},
+    {"threads", "paths", "resources", "prose"},
     {"data"},
     {"geometry"},
     {"synthesisers"},

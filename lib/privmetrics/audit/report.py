@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from privmetrics.data.schema import Schema
+from privmetrics.prose import markdown
 
 EVIDENCE_SHOWN = 10  # exposed rows in the page; the CSV has them all
 
@@ -129,7 +130,7 @@ def _table_html(table: pd.DataFrame) -> str:
         cells = []
         for col, value in row.items():
             if col == "reading":
-                doc = get_metric(row.metric).doc
+                doc = markdown(get_metric(row.metric).doc)  # no Sphinx roles in the page
                 cells.append(f"<td>{html.escape(str(value))}<details><summary>formula</summary>"
                              f"<pre>{html.escape(doc)}</pre></details></td>")  # fmt: skip
             elif isinstance(value, float):

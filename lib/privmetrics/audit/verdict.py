@@ -81,7 +81,7 @@ def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -
         hits = informative if level == "low risk" else informative[bands == band]
         strongest = hits.sort_values("position", ascending=False)
         names = ", ".join(
-            f"{m} ({p:.0%})" for m, p in zip(strongest.metric, strongest.position, strict=True)
+            f"{m} ({percent(p)})" for m, p in zip(strongest.metric, strongest.position, strict=True)
         )
         where = {"near Real": "near Real (a copy)", "between": f"between {anchor} and Real",
                  "near low": f"near {anchor}"}[band]  # fmt: skip
@@ -101,6 +101,16 @@ def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -
     return verdict
 
 
+def percent(where: float) -> str:
+    """A position as a percentage, bounded for reading: a metric whose references score close
+    together puts a release many spans away (MDCR at -1000%), which says no more than "below"."""
+    if where < -1:
+        return "below -100%"
+    if where > 2:
+        return "above 200%"
+    return f"{where:.0%}"
+
+
 def category_lines(table: pd.DataFrame, bands: pd.Series, anchor: str) -> list[str]:
     """One line per attack category: its strongest informative metric and where it puts the release."""
     lines = []
@@ -112,7 +122,7 @@ def category_lines(table: pd.DataFrame, bands: pd.Series, anchor: str) -> list[s
         top = shown.loc[shown["position"].idxmax()]
         band = bands[top.name].replace("near low", f"near {anchor}")
         lines.append(
-            f"{category}: strongest {top.metric}, {top.position:.0%} of the way from {anchor} "
+            f"{category}: strongest {top.metric}, {percent(top.position)} of the way from {anchor} "
             f"to Real ({band}); {len(shown)} informative metric(s)"
         )
     return lines

@@ -1,34 +1,6 @@
-"""Docstrings shown as book prose: reStructuredText roles and literals turned into Markdown.
+"""Docstrings shown as book prose: :func:`privmetrics.prose.markdown`, here for the notebooks
+(it lives at the bottom of the package, so that the audit's report can use it too)."""
 
-The chapters display some docstrings as they are (the analysis rules, the encoding, each metric's
-definition), so that the book and the code say the same thing. Sphinx markup would leak into the
-page as text (``:func:`sensitivity```), so :func:`markdown` rewrites it:
+from privmetrics.prose import markdown
 
-* a role ``:func:`~pkg.mod.name``` (also ``:class:``, ``:mod:``, ``:meth:``, ``:data:``,
-  ``:attr:``, ``:term:``) becomes the code span `` `name` `` (its last component with ``~`` or a
-  leading dot, else the whole target);
-* a reST literal ````x```` becomes the Markdown code span `` `x` ``;
-* the docstring's common indentation is removed.
-"""
-
-from __future__ import annotations
-
-import inspect
-import re
-
-ROLE = re.compile(r":(?:py:)?(?:func|class|mod|meth|data|attr|term|obj|exc):`([^`]+)`")
-LITERAL = re.compile(r"``([^`]+)``")
-
-
-def _target(text: str) -> str:
-    text = text.split("<")[-1].rstrip(">").strip() if "<" in text else text
-    if text.startswith(("~", ".")):
-        return text.lstrip("~.").split(".")[-1]
-    return text
-
-
-def markdown(doc: str) -> str:
-    """``doc`` (a docstring) as Markdown without Sphinx markup (module doc)."""
-    text = inspect.cleandoc(doc)
-    text = ROLE.sub(lambda m: f"`{_target(m.group(1))}`", text)
-    return LITERAL.sub(r"`\1`", text)
+__all__ = ["markdown"]

@@ -231,7 +231,7 @@ def load(
 ) -> Dataset:
     """Load dataset ``name`` as a :class:`Dataset` (see the module docstring for what is done).
     ``keep_missing``: keep the rows that the manifest's policy would drop for a missing value (the
-    ``fill`` values still apply), e.g. flchain's 1,350 rows without creatinine, for the audit's
+    ``fill`` values still apply), e.g. flchain's rows without creatinine, for the audit's
     missing-value treatment (:mod:`privmetrics.data.missing`)."""
     manifest = load_manifest(name)
     schema = schema_from_manifest(manifest, attacker)
