@@ -234,3 +234,16 @@ def test_the_cost_estimate_is_said_as_a_range_and_adds_up_over_tables(texas):
     one = quiet(estimate, real, shuffled, schema, specs, 0, [(300, 300)])
     bigger = quiet(estimate, real, shuffled, schema, specs, 0, [(300, 300), (30_000, 30_000)])
     assert 0 < one < bigger
+
+
+def test_a_large_audit_says_its_cost_before_it_starts(texas, monkeypatch, capsys):
+    from privmetrics.audit import run
+
+    real, _, shuffled, _, schema = texas
+    quiet(audit, real, shuffled, schema=schema, metrics=["DCR"], random_runs=2, progress=True)
+    small = capsys.readouterr().out
+    assert "scoring 1 metrics on 4 tables" in small and "about" not in small.split("\n")[0]
+    monkeypatch.setattr(run, "ESTIMATE_ROWS", 100)  # as if 300 rows were many
+    quiet(audit, real, shuffled, schema=schema, metrics=["DCR"], random_runs=2, progress=True)
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("scoring"))
+    assert ": about " in line and " to " in line

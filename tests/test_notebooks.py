@@ -142,3 +142,45 @@ def markdown_to_html(text: str) -> str:
     import markdown_it
 
     return markdown_it.MarkdownIt().render(text)
+
+
+@pytest.mark.slow
+def test_a_dataset_parameter_filters_every_table_and_sentence_and_the_store_stays_as_shipped(
+    tmp_path, monkeypatch
+):
+    """Issue 31: exp12 on the shipped paper store with ``-p dataset randhie`` speaks of randhie
+    only (tables, figures' data, sentences), computes nothing, and leaves the store's bytes as
+    they were (a reviewer's checkout stays clean)."""
+    import papermill
+
+    from privmetrics.paths import checkout_root
+
+    monkeypatch.delenv("PRIVMETRICS_RESULTS", raising=False)
+    store = checkout_root() / "results" / "paper.sqlite"
+    before = store.read_bytes()
+    out = tmp_path / "exp12.ipynb"
+    papermill.execute_notebook(
+        str(checkout_root() / "notebooks" / "exp12.ipynb"), str(out),
+        parameters={"profile": "paper", "dataset": "randhie"},
+        cwd=str(checkout_root() / "notebooks"), progress_bar=False,
+    )  # fmt: skip
+    texts = [
+        "".join(o.get("text", "")) + "".join("".join(v) for k, v in o.get("data", {}).items()
+                                              if k.startswith("text/"))
+        for cell in nbformat.read(out, as_version=4).cells
+        for o in cell.get("outputs", [])
+    ]  # fmt: skip
+    assert any("randhie" in t for t in texts)
+    assert [t[:200] for t in texts if "texas" in t.lower() or "flchain" in t.lower()] == []
+    assert not any("missing from" in t for t in texts)  # the shipped store is complete
+    assert store.read_bytes() == before
+
+
+def test_a_notebook_says_what_is_missing_instead_of_computing_it(tmp_path, monkeypatch, capsys):
+    from privmetrics.experiments.runner import load_results
+
+    monkeypatch.setenv("PRIVMETRICS_RESULTS", str(tmp_path / "results"))
+    results = load_results("smoke", datasets=["texas"], progress=False)
+    assert results.empty
+    said = capsys.readouterr().out
+    assert "cell(s) of the `smoke` grid are missing from" in said and "-p compute True" in said

@@ -128,12 +128,14 @@ def audit(
         print(given.to_yaml(), end="")
     pairs = reference_pairs(real, synthetic, holdout, schema, seed, targets,
                             random_runs if baselines else 0, baselines)  # fmt: skip
-    if progress:  # the cost, said before the work starts
+    if progress:  # the work, and for a large table its cost, said before the work starts
         runnable = [spec for spec in specs if not not_run(spec, schema, targets)]
-        sizes = [table_size(entry) for entry in pairs.values()]
-        guess = estimate(real, synthetic, schema, runnable, seed, sizes)
-        print(f"scoring {len(runnable)} metrics on {len(pairs)} tables ({', '.join(pairs)}) "
-              f"of {len(real):,} real rows: {say(guess)}", flush=True)  # fmt: skip
+        line = (f"scoring {len(runnable)} metrics on {len(pairs)} tables ({', '.join(pairs)}) "
+                f"of {len(real):,} real rows")  # fmt: skip
+        if len(real) >= ESTIMATE_ROWS:
+            sizes = [table_size(entry) for entry in pairs.values()]
+            line += f": {say(estimate(real, synthetic, schema, runnable, seed, sizes))}"
+        print(line, flush=True)
     scores, seconds = score_all(pairs, specs, schema, targets, progress)
     table = assemble(scores, specs, pairs, anchor="holdout" if holdout is not None else "Random")
     if not report:
@@ -196,6 +198,9 @@ def pair_of(
 # searches for three of them would cost most of the audit. Each draw samples other rows, so the
 # spread of the draws, which makes the position's interval, includes that sampling error.
 SAMPLED_RANDOM_ROWS = 20_000
+# From this many real rows on, the command estimates the audit's time before it starts (the
+# probes cost a few seconds; a smaller audit is over before an estimate would help).
+ESTIMATE_ROWS = 5_000
 RANDOM_TARGETS = 10_000
 
 

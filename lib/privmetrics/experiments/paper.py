@@ -338,15 +338,14 @@ def paper_statements() -> list[dict]:
 def statements(summary: pd.DataFrame, experiment: str) -> pd.DataFrame:
     """The paper's statements about ``experiment`` (privmetrics/resources/paper/statements.yml) with the paper's
     count, ours computed from ``summary`` (the paper's 21 metrics, our edition) on the stated
-    dataset, and whether they are equal; datasets absent from ``summary`` give no value."""
+    dataset, and whether they are equal. Statements about a dataset absent from ``summary`` are
+    left out (a page filtered to one dataset speaks of that dataset only)."""
     present = set(summary.index.unique("dataset"))
     rows = []
     for s in paper_statements():
-        if s["experiment"] != experiment:
+        if s["experiment"] != experiment or s["dataset"] not in present | {"all"}:
             continue
-        ours = None
-        if s["dataset"] == "all" or s["dataset"] in present:
-            ours = STATEMENT_MEASURES[s["measure"]](summary, s["dataset"])
+        ours = STATEMENT_MEASURES[s["measure"]](summary, s["dataset"])
         rows.append(
             {"dataset": s["dataset"], "the paper says": s["paper"], "paper": s["value"],
              "ours": ours, "same": None if ours is None else ours == s["value"]}

@@ -226,7 +226,10 @@ def run_grid(
             ]
             if pending and session is None:
                 session = store.start_session(
-                    settings.name, current_commit(checkout_root(required=False)), n_jobs, available_cores()
+                    settings.name,
+                    current_commit(checkout_root(required=False)),
+                    n_jobs,
+                    available_cores(),
                 )
             run = _Run(store, session, start, stale, settings, cache_root, n_jobs, progress, client)
             run.execute(pending, done, names)
@@ -355,16 +358,65 @@ def _needing_more_runs(store, runs, names, settings) -> list[tuple[str, str]]:
     ]
 
 
+def missing_cells(
+    profile: str,
+    store: ResultsStore,
+    datasets: list[str] | None = None,
+    techniques: tuple[str, ...] | None = None,
+    metrics: str | list[str] = "everything",
+) -> list[Cell]:
+    """The cells of the profile's grid (its minimum runs) that ``store`` lacks, whole or in part."""
+    settings = get_profile(profile)
+    names = set(m.name for m in select(metrics))
+    done = store.done()
+    return [
+        Cell(d, settings.rows_for(d), c, r, settings.seed + r)
+        for d in datasets or settings.datasets
+        for c in paper_configurations(techniques, with_paper_settings=True)
+        for r in range(settings.min_runs)
+        if not names <= done.get((d, c.label, r), set())
+    ]
+
+
+def missing_note(profile: str, store: ResultsStore, missing: list[Cell]) -> str:
+    """What a notebook says instead of computing in silence: how many cells are missing and
+    about how long they would take (from the store's own finished cells of the same techniques)."""
+    cells = store.cells()
+    per_technique = cells.groupby("technique").cell_seconds.mean() if len(cells) else pd.Series()
+    known = [per_technique.get(c.config.technique) for c in missing]
+    seconds = sum(float(s) for s in known if s is not None and pd.notna(s))
+    cost = (f"about {seconds / 60:.0f} min of computing" if all(s is not None and pd.notna(s) for s in known)
+            else "a time this store cannot estimate (no finished cell of some technique)")  # fmt: skip
+    return (
+        f"{len(missing)} cell(s) of the `{profile}` grid are missing from `{store.path}`, "
+        f"{cost}; these pages show the cells that are there. To compute them: `make reproduce "
+        f"PROFILE={profile}`, or `-p compute True` with papermill."
+    )
+
+
 def load_results(
     profile: str,
-    run: bool = True,
+    compute: bool = False,
     metrics: str | list[str] = "all",
     way: str = "ours",
     **grid,
 ) -> pd.DataFrame:
     """The profile's results as edition ``way`` (:func:`.ways.edition`: ``"ours"``, ``"paper"``,
-    ``"priveval"``) for ``metrics`` (as :func:`privmetrics.metrics.select` reads them), as a tidy
-    DataFrame; when ``run``, any missing cell is computed first."""
-    store = run_grid(profile, **grid) if run else ResultsStore(results_path(profile))
+    ``"priveval"``) for ``metrics`` (as :func:`privmetrics.metrics.select` reads them) and the
+    ``datasets`` of ``grid`` when given, as a tidy DataFrame.
+
+    A notebook never computes a grid in silence: with cells missing it prints how many and about
+    how long they would take (:func:`missing_note`) and shows what is there, unless ``compute``
+    (then :func:`run_grid` fills them first, with ``grid`` as its arguments; ``make reproduce``
+    fills the grid before it runs the notebooks)."""
+    store = ResultsStore(results_path(profile))
+    datasets, techniques = grid.get("datasets"), grid.get("techniques")
+    missing = missing_cells(profile, store, datasets, techniques)
+    if missing and compute:
+        store = run_grid(profile, store=store, **grid)
+    elif missing:
+        print(missing_note(profile, store, missing))
     results = edition(store.results(), way)
+    if datasets:
+        results = results[results.dataset.isin(datasets)]
     return results[results.metric.isin([m.name for m in select(metrics)])].reset_index(drop=True)
