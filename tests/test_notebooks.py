@@ -65,6 +65,11 @@ def test_notebook_executes_and_shows_something(name, request, tmp_path, monkeypa
     ]
     problems = {p for text in rendered for p in text_problems(markdown_to_html(text))}
     assert not problems, f"{name}: {sorted(problems)}"
+    # every figure numbered and captioned, with an alternative text (plots.captioned)
+    bare = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert not bare, f"{name}: {len(bare)} figure(s) without a caption (use plots.captioned)"
+    for figure in (t for t in rendered if "<img" in t):
+        assert "<figcaption><strong>Figure " in figure and 'alt=""' not in figure, name
 
 
 def course_chapters() -> list[str]:

@@ -74,3 +74,48 @@ def plot_alc(result, ax=None, alpha: float = 3.0, r_min: float = 1e-4, title: st
     ax.set_title(title or f"{result.unknown}: ALC {result.alc:.3f} ({result.label})")
     ax.legend(loc="lower left", fontsize=8)
     return fig
+
+
+# The paper's figures that a per-dataset figure of ours reproduces (flchain stands in for MedOnc)
+PAPER_FIGURES = {
+    ("exp11", "texas"): "Figure 5",
+    ("exp11", "flchain"): "Figure 6 (MedOnc; flchain stands in)",
+    ("exp12", "texas"): "Figures 7 (PrivBayes) and 8 (PATE-GAN)",
+    ("exp12", "flchain"): "Figures 9 (PrivBayes) and 10 (PATE-GAN) (MedOnc; flchain stands in)",
+    ("exp21", "texas"): "Figure 11",
+    ("exp21", "flchain"): "Figure 12 (MedOnc; flchain stands in)",
+}
+
+
+def reproduces(experiment: str, dataset: str) -> str:
+    """The sentence a caption ends with: which of the paper's figures this one reproduces."""
+    figure = PAPER_FIGURES.get((experiment, dataset))
+    if figure:
+        return f"Reproduces the paper's {figure}."
+    return f"Not in the paper ({dataset} is not one of its datasets): the same analysis, beyond it."
+
+
+_numbers = iter(range(1, 10_000))  # figures of one page: each notebook runs in its own kernel
+
+
+def captioned(fig, caption: str, alt: str):
+    """``fig`` as a numbered figure of the page with its caption (what to read from it, and which
+    of the paper's figures it reproduces) and an alternative text that describes it; the figure
+    is closed. Returns an IPython HTML object to ``display``."""
+    import base64
+    import html
+    import io
+
+    from IPython.display import HTML
+    from markdown_it import MarkdownIt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    image = base64.b64encode(buffer.getvalue()).decode()
+    text = MarkdownIt().renderInline(caption)
+    return HTML(
+        f'<figure class="captioned"><img alt="{html.escape(alt)}" style="max-width:100%" '
+        f'src="data:image/png;base64,{image}"><figcaption><strong>Figure {next(_numbers)}.'
+        f"</strong> {text}</figcaption></figure>"
+    )
