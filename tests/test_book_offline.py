@@ -79,3 +79,34 @@ def test_the_student_edition_keeps_the_exercises_and_drops_every_solution(built,
     pages = {p.name: p.read_text() for p in (student / "book" / "generated").glob("*.html")}
     assert "Exercise 1." in pages["exp11.html"] and STUDENT_NOTE[1:40] in pages["exp11.html"]
     assert [name for name, text in pages.items() if ">Solution<" in text or solution in text] == []
+
+
+def test_study_time_is_computed_from_the_chapter_by_hand():
+    import nbformat
+
+    from privmetrics.compendium.reproduce import add_study_time
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Title"),
+        nbformat.v4.new_markdown_cell(" ".join(["word"] * 398)),
+        nbformat.v4.new_markdown_cell("**Exercise 1.** do"),
+    ])  # fmt: skip
+    add_study_time(notebook)
+    add_study_time(notebook)  # tagging again replaces, never adds
+    # 2 + 398 + 3 = 403 words: 2.0 min of reading + 10 per exercise = 12, rounded up to 15
+    assert [c.source for c in notebook.cells][1] == (
+        "*Study time: about 15 minutes (403 words to read, 1 exercise)*"
+    )
+    assert len(notebook.cells) == 4
+
+
+def test_every_chapter_states_objectives_and_its_study_time(built):
+    from privmetrics.compendium.reproduce import NOTEBOOKS
+
+    generated = built.parent / "book" / "generated"
+    for name in NOTEBOOKS:
+        page = (generated / f"{name}.html").read_text()
+        assert "In this chapter you will learn to" in page, name
+        assert "Study time: about" in page, name
+    teaching = (built.parent / "book" / "teaching.html").read_text()
+    assert "A path in three sessions" in teaching and "book-student" in teaching

@@ -71,6 +71,33 @@ def run_notebooks(
     return written
 
 
+READING_WORDS_PER_MINUTE = 200  # a careful reading of technical prose
+MINUTES_PER_EXERCISE = 10
+
+
+def add_study_time(notebook) -> None:
+    """Put the chapter's estimated study time under its title, computed from the chapter itself:
+    its words (prose and generated text) at :data:`READING_WORDS_PER_MINUTE`, plus
+    :data:`MINUTES_PER_EXERCISE` per exercise; rounded up to 5 minutes. Never typed, so it
+    follows the chapter; replaced when the notebook is tagged again."""
+    import nbformat
+
+    cells = [c for c in notebook.cells if "study-time" not in c.metadata.get("tags", [])]
+    words = sum(len(c.source.split()) for c in cells if c.cell_type == "markdown")
+    words += sum(
+        len("".join(o["data"]["text/markdown"]).split())
+        for c in cells if c.cell_type == "code"
+        for o in c.get("outputs", []) if "text/markdown" in o.get("data", {})
+    )  # fmt: skip
+    exercises = sum(c.cell_type == "markdown" and c.source.startswith("**Exercise") for c in cells)
+    minutes = words / READING_WORDS_PER_MINUTE + MINUTES_PER_EXERCISE * exercises
+    minutes = 5 * max(1, -(-int(minutes) // 5))
+    said = f"*Study time: about {minutes} minutes ({words:,} words to read"
+    said += f", {exercises} exercise{'s' * (exercises != 1)})*" if exercises else ")*"
+    cell = nbformat.v4.new_markdown_cell(said, metadata={"tags": ["study-time"]})
+    notebook.cells = cells[:1] + [cell] + cells[1:]
+
+
 SOLUTION_PROMPTS = {"code_prompt_show": "Solution", "code_prompt_hide": "Hide the solution"}
 
 
@@ -83,6 +110,7 @@ def tag_for_book(path: Path) -> None:
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
+    add_study_time(notebook)
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
@@ -148,7 +176,7 @@ def stage_unexecuted(target: Path) -> Path:
 
 STUDENT_NOTE = (
     "*Student edition: the solutions of the exercises below are left out; the full edition "
-    "(`make reproduce`) has them behind toggles labelled \"Solution\".*"
+    '(`make reproduce`) has them behind toggles labelled "Solution".*'
 )
 
 
@@ -247,8 +275,6 @@ def main(argv: list[str] | None = None) -> None:
         index = build_book()
     print(f"{args.edition} edition built in {time.perf_counter() - start:.0f} s: open {index}")
     check_offline(index.parent)
-
-
 
 
 def verify_record() -> Path:
