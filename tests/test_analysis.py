@@ -309,3 +309,19 @@ def test_a_four_point_curve_with_one_adjacent_swap_counts_as_rising():
     )
     assert P.rising(curve, [0.2, 1, 2, 10]) == 2
     assert not A.at_least(0.79, 0.8)
+
+
+def test_a_row_of_ties_is_shaded_neutrally_and_numbers_read_on_their_cells():
+    """Issue 31: PPrivacy at 0.00 for every configuration was painted as the top rank."""
+    import matplotlib
+
+    from privmetrics.experiments.figures import TEXT_PT, rank_shade, text_colour
+
+    mean = pd.DataFrame({"Random": [0.0, 0.0], "A": [0.5, 0.0], "Real": [1.0, 0.001]},
+                        index=["DCR", "PPrivacy"])  # fmt: skip
+    shade = rank_shade(mean)
+    assert shade.loc["PPrivacy"].tolist() == [0.5, 0.5, 0.5]  # 0.00 everywhere as printed
+    assert shade.loc["DCR"].tolist() == [0.0, 0.5, 1.0]
+    cmap = matplotlib.colormaps["coolwarm"]
+    assert text_colour(cmap(1.0)) == "white" and text_colour(cmap(0.5)) == "black"
+    assert TEXT_PT >= 8

@@ -31,9 +31,24 @@ DIGITS = 2  # the heatmaps print scores to this many decimals
 
 def rank_shade(mean: pd.DataFrame) -> pd.DataFrame:
     """Each row's configurations ranked on the scores *as printed* (``DIGITS`` decimals), scaled to
-    [0, 1]: scores that read the same share a colour (0.9600 and 0.9599 are one rank)."""
-    shade = mean.round(DIGITS).rank(axis=1, method="average")
-    return (shade - 1).div((shade.max(axis=1) - 1).replace(0, 1), axis=0)
+    [0, 1]: scores that read the same share a colour (0.9600 and 0.9599 are one rank). A row whose
+    printed scores are all equal ranks nothing: it is shaded 0.5, the neutral middle of the
+    colour map, not painted as the top rank."""
+    printed = mean.round(DIGITS)
+    shade = printed.rank(axis=1, method="average")
+    shade = (shade - 1).div((shade.max(axis=1) - 1).replace(0, 1), axis=0)
+    flat = printed.nunique(axis=1) <= 1
+    shade.loc[flat] = 0.5
+    return shade
+
+
+TEXT_PT = 8  # the smallest type in a figure
+
+
+def text_colour(rgba) -> str:
+    """Black or white, whichever reads on a cell of colour ``rgba`` (relative luminance)."""
+    r, g, b = rgba[:3]
+    return "white" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5 else "black"
 
 
 def score_heatmap(summary: pd.DataFrame, dataset: str, colour: str = "rank") -> plt.Figure:
@@ -47,8 +62,9 @@ def score_heatmap(summary: pd.DataFrame, dataset: str, colour: str = "rank") -> 
         shade = mean
     else:
         raise ValueError(f"colour must be 'rank' or 'value', got {colour!r}")
-    fig, ax = plt.subplots(figsize=(1.0 * mean.shape[1] + 3, 0.42 * mean.shape[0] + 1.5))
-    ax.imshow(shade.to_numpy(), cmap="coolwarm", vmin=0, vmax=1, aspect="auto")
+    fig, ax = plt.subplots(figsize=(1.15 * mean.shape[1] + 3, 0.6 * mean.shape[0] + 1.8))
+    cmap = plt.get_cmap("coolwarm")
+    ax.imshow(shade.to_numpy(), cmap=cmap, vmin=0, vmax=1, aspect="auto")
     for i in range(mean.shape[0]):
         for j in range(mean.shape[1]):
             ax.text(
@@ -57,10 +73,11 @@ def score_heatmap(summary: pd.DataFrame, dataset: str, colour: str = "rank") -> 
                 f"{mean.iat[i, j]:.{DIGITS}f}\n±{sem.iat[i, j]:.{DIGITS}f}",
                 ha="center",
                 va="center",
-                fontsize=6.5,
+                fontsize=TEXT_PT,
+                color=text_colour(cmap(float(np.clip(shade.iat[i, j], 0, 1)))),
             )
-    ax.set_xticks(range(mean.shape[1]), mean.columns, rotation=40, ha="right", fontsize=8)
-    ax.set_yticks(range(mean.shape[0]), mean.index, fontsize=8)
+    ax.set_xticks(range(mean.shape[1]), mean.columns, rotation=40, ha="right", fontsize=9)
+    ax.set_yticks(range(mean.shape[0]), mean.index, fontsize=9)
     for b in category_boundaries(list(mean.index)):
         ax.axhline(b - 0.5, **CATEGORY_LINE)
     what = "rank of the configurations within each metric" if colour == "rank" else "score"
@@ -108,8 +125,10 @@ def correlation_heatmap(
 ) -> plt.Figure:
     """Spearman matrix with the category lines (Figures 11, 12). With bootstrap bounds, a dot marks
     the pairs whose interval excludes 0."""
-    fig, ax = plt.subplots(figsize=(9, 8))
-    image = ax.imshow(rho.to_numpy(dtype=float), cmap="coolwarm", norm=TwoSlopeNorm(0, -1, 1))
+    side = 0.5 * rho.shape[0] + 2.5  # half an inch per metric: 8 pt numbers fit their cells
+    fig, ax = plt.subplots(figsize=(side + 1.5, side))
+    cmap, norm = plt.get_cmap("coolwarm"), TwoSlopeNorm(0, -1, 1)
+    image = ax.imshow(rho.to_numpy(dtype=float), cmap=cmap, norm=norm)
     for i in range(rho.shape[0]):
         for j in range(rho.shape[1]):
             value = rho.iat[i, j]
@@ -121,9 +140,10 @@ def correlation_heatmap(
                     and (low.iat[i, j] > 0 or high.iat[i, j] < 0)
                 ):
                     mark = "•"
-                ax.text(j, i, f"{value:.1f}{mark}", ha="center", va="center", fontsize=5.5)
-    ax.set_xticks(range(rho.shape[1]), rho.columns, rotation=90, fontsize=7)
-    ax.set_yticks(range(rho.shape[0]), rho.index, fontsize=7)
+                ax.text(j, i, f"{value:.1f}{mark}", ha="center", va="center", fontsize=TEXT_PT,
+                        color=text_colour(cmap(norm(value))))  # fmt: skip
+    ax.set_xticks(range(rho.shape[1]), rho.columns, rotation=90, fontsize=9)
+    ax.set_yticks(range(rho.shape[0]), rho.index, fontsize=9)
     for b in category_boundaries(list(rho.index)):
         ax.axhline(b - 0.5, **CATEGORY_LINE)
         ax.axvline(b - 0.5, **CATEGORY_LINE)
