@@ -110,3 +110,24 @@ def test_every_chapter_states_objectives_and_its_study_time(built):
         assert "Study time: about" in page, name
     teaching = (built.parent / "book" / "teaching.html").read_text()
     assert "A path in three sessions" in teaching and "book-student" in teaching
+
+
+def test_the_reviewers_map_lists_every_paper_result_with_a_command_that_names_its_notebook(
+    built, tmp_path
+):
+    import json
+
+    from privmetrics.compendium.sources import RESULTS, reviewer_map
+
+    items = {r.item for r in RESULTS}
+    for wanted in ("Figure 5", "Figure 6", "Table 7", "Table 8", "Table 9", "Table 10",
+                   "Tables 11, 12", "Figure 11", "Figure 12", "Figures 13, 14"):  # fmt: skip
+        assert wanted in items
+    report = tmp_path / "timings-paper.json"
+    report.write_text(json.dumps({"steps": [
+        {"step": "notebook exp11", "wall_seconds": 12.4, "finished": True}]}))  # fmt: skip
+    table = reviewer_map("paper", report)
+    assert "-p profile paper -p dataset texas" in table and "| 12 s |" in table
+    assert "not timed here" in table  # exp12 has no step in this report
+    page = (built.parent / "book" / "sources.html").read_text()
+    assert "Where each result comes from" in page and "Figure 5" in page

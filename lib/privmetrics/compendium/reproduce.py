@@ -171,6 +171,7 @@ def stage_unexecuted(target: Path) -> Path:
     from privmetrics.experiments.verify import to_markdown
 
     (generated / "verify.md").write_text(to_markdown(verify_record()))
+    write_sources_page(generated)
     return target
 
 
@@ -264,6 +265,7 @@ def main(argv: list[str] | None = None) -> None:
             TimingReport.load(json_path).to_markdown() if json_path.exists() else NO_REPORT
         )
     write_verify_page()
+    write_sources_page()
     if args.edition == "student":
         staged = stage_student(checkout_root() / "_build" / "student-sources")
         built = build_book(staged).parent
@@ -280,6 +282,15 @@ def main(argv: list[str] | None = None) -> None:
 def verify_record() -> Path:
     """The shipped record of the last ``make verify`` on the paper store."""
     return checkout_root() / "results" / "verify-paper.json"
+
+
+def write_sources_page(generated: Path | None = None) -> None:
+    """The reviewer's map (:func:`privmetrics.compendium.sources.reviewer_map`) for the book."""
+    from privmetrics.compendium.sources import reviewer_map
+
+    generated = generated or checkout_root() / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    (generated / "sources.md").write_text(reviewer_map("paper"))
 
 
 def write_verify_page() -> None:
