@@ -162,3 +162,34 @@ def test_ctrl_c_ends_in_one_line(monkeypatch, capsys):
     monkeypatch.setattr(cli, "_list", interrupted)
     assert cli.main(["list"]) == 130
     assert capsys.readouterr().err == "privmetrics list: interrupted\n"
+
+
+@pytest.mark.parametrize("technique", ["random", "uniform", "privbayes", "pategan", "real"])
+def test_a_synthesiser_refuses_numbers_it_cannot_square_and_warns_on_far_ones(texas, technique):
+    """Issue 29: with a column times 1e300 Random returned 300 of 300 non-finite values; with one
+    1e12 outlier every technique's medians moved by orders of magnitude without a word."""
+    from privmetrics.synthesisers import make_synthesiser
+
+    real, _, schema = texas
+    schema = schema.with_roles()  # the roles do not matter to a synthesiser
+    fast = {"pategan": {"epsilon": 10.0, "max_iterations": 5, "n_teachers": 2, "domain": "data"},
+            "privbayes": {"epsilon": 1.0, "domain": "data"}}.get(technique, {})  # fmt: skip
+    huge = real.assign(TOTAL_CHARGES=real.TOTAL_CHARGES * 1e300)
+    with pytest.raises(InvalidInputError, match="'TOTAL_CHARGES' holds .* overflow"):
+        make_synthesiser(technique, seed=0, **fast).fit(huge, schema)
+    far = real.copy()
+    far.loc[0, "TOTAL_CHARGES"] = 1e12
+    with pytest.warns(OutlierWarning, match="TOTAL_CHARGES"):
+        make_synthesiser(technique, seed=0, **fast).fit(far, schema)
+
+
+def test_the_audit_names_a_column_too_large_for_its_random_baseline(texas, tmp_path, capsys):
+    real, other, schema = texas
+    for name, frame in (("r", real), ("s", other)):
+        frame.assign(TOTAL_CHARGES=frame.TOTAL_CHARGES * 1e300).to_csv(tmp_path / f"{name}.csv",
+                                                                        index=False)  # fmt: skip
+    (tmp_path / "schema.yml").write_text(schema.to_yaml())
+    code = cli.main(["audit", str(tmp_path / "r.csv"), str(tmp_path / "s.csv"), "--schema",
+                     str(tmp_path / "schema.yml"), "--metrics", "DCR"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "'TOTAL_CHARGES' holds" in err and "rescale the column" in err

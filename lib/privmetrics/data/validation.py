@@ -144,6 +144,25 @@ def value_kind(values: pd.Series) -> str:
     return "mixed" if inferred.startswith("mixed") else inferred
 
 
+# The largest magnitude a synthesiser's input may hold: its square (variances, the networks'
+# normalisation, Random's noise scale) must stay finite in float64 (about 1.8e308). The metrics'
+# exact neighbour searches handle any finite value, so only synthesiser inputs are held to it.
+LARGEST = 1e150
+
+
+def check_representable(frame: pd.DataFrame, schema: Schema, name: str = "real data") -> None:
+    """Refuse a synthesiser input whose numbers square to infinity, naming the column: the
+    technique would return non-finite values (Random: every one) instead of a table."""
+    for col in schema.numerical:
+        largest = float(np.abs(frame[col].to_numpy(float)).max())
+        if largest > LARGEST:
+            raise InvalidInputError(
+                f"{name} column {col!r} holds {largest:.3g}, beyond +-{LARGEST:.0e}: the "
+                "synthesisers' sums of squares overflow there and would return non-finite "
+                "values; rescale the column (e.g. to thousands) or drop the row"
+            )
+
+
 def validate_frame(frame: pd.DataFrame, schema: Schema, name: str = "data") -> None:
     """Raise unless ``frame`` fits the schema: every column once, no NaN or inf, fitting dtypes."""
     if not isinstance(frame, pd.DataFrame):
@@ -224,7 +243,8 @@ def validate(
     validate_schema(schema)
     validate_frame(real, schema, "real data")
     report = ValidationReport(real_outliers=far_from_bulk(real, schema), name=name)
-    if synthetic is None:
+    if synthetic is None:  # a synthesiser's input
+        check_representable(real, schema)
         _warn(report, warn)
         return report
     validate_frame(synthetic, schema, f"{name} data")
