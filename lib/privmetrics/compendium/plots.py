@@ -95,6 +95,7 @@ def reproduces(experiment: str, dataset: str) -> str:
     return f"Not in the paper ({dataset} is not one of its datasets): the same analysis, beyond it."
 
 
+PAGE_PIXELS = 800  # about the width of the book's text column
 _numbers = iter(range(1, 10_000))  # figures of one page: each notebook runs in its own kernel
 
 
@@ -114,8 +115,11 @@ def captioned(fig, caption: str, alt: str):
     plt.close(fig)
     image = base64.b64encode(buffer.getvalue()).decode()
     text = MarkdownIt().renderInline(caption)
+    # a figure wider than the page keeps its size (its 8 pt numbers stay legible) and scrolls
+    wide = fig.get_figwidth() * 100 > PAGE_PIXELS
+    style = "max-width:none" if wide else "max-width:100%"
     return HTML(
-        f'<figure class="captioned"><img alt="{html.escape(alt)}" style="max-width:100%" '
-        f'src="data:image/png;base64,{image}"><figcaption><strong>Figure {next(_numbers)}.'
-        f"</strong> {text}</figcaption></figure>"
+        f'<figure class="captioned"><div style="overflow-x:auto"><img alt="{html.escape(alt)}" '
+        f'style="{style}" src="data:image/png;base64,{image}"></div><figcaption><strong>Figure '
+        f"{next(_numbers)}.</strong> {text}</figcaption></figure>"
     )
