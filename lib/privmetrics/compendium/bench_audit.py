@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 
-from privmetrics.compendium.timings import machine_line
+from privmetrics.compendium.timings import in_child, machine_line
 
 ROWS = 50_000
 CASES = ("default", "holdout", "targets")
@@ -55,13 +54,7 @@ def measure(case: str, rows: int) -> dict:
 def _in_child(case: str, rows: int, timeout: float) -> dict:
     command = [sys.executable, "-m", "privmetrics.compendium.bench_audit", "--child", case,
                str(rows)]  # fmt: skip
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"timed out": timeout}
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()[-800:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return in_child(command, timeout)
 
 
 def format_audit(results: dict[str, dict], rows: int, load_before: str) -> str:

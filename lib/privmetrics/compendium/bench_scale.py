@@ -29,12 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import subprocess
 import sys
 import time
 from typing import TYPE_CHECKING
 
-from privmetrics.compendium.timings import machine_line, peak_resident_mb
+from privmetrics.compendium.timings import in_child, machine_line, peak_resident_mb
 
 if TYPE_CHECKING:  # numpy and pandas load inside the functions: `privmetrics --help` stays light
     import pandas as pd
@@ -113,13 +112,7 @@ def measure_peer(rows: int, label: str) -> dict:
 
 def _in_child(kind: str, rows: int, what: str, timeout: float) -> dict:
     command = [sys.executable, "-m", "privmetrics.compendium.bench_scale", "--child", kind, str(rows), what]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"timed out": timeout}
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()[-800:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return in_child(command, timeout)
 
 
 def growth_exponent(rows, seconds) -> float:

@@ -150,11 +150,9 @@ def build_book(root: Path | None = None) -> Path:
 BOOK_SOURCES = ["_config.yml", "_toc.yml", "references.bib", "book"]
 
 
-def stage_unexecuted(target: Path) -> Path:
-    """The book's sources copied to ``target`` with the notebooks *unexecuted* in place of
-    ``book/generated/``: the same configuration, chapters, prose and formulas as the real book,
-    without outputs, built in a minute (what the offline-book test opens)."""
-    target.mkdir(parents=True, exist_ok=True)
+def copy_sources(target: Path) -> Path:
+    """The book's sources (:data:`BOOK_SOURCES`, without ``book/generated``) copied into
+    ``target``; returns the checkout they came from."""
     root = checkout_root()
     for name in BOOK_SOURCES:
         source = root / name
@@ -162,6 +160,15 @@ def stage_unexecuted(target: Path) -> Path:
             shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("generated"))
         elif source.exists():
             shutil.copy2(source, target / name)
+    return root
+
+
+def stage_unexecuted(target: Path) -> Path:
+    """The book's sources copied to ``target`` with the notebooks *unexecuted* in place of
+    ``book/generated/``: the same configuration, chapters, prose and formulas as the real book,
+    without outputs, built in a minute (what the offline-book test opens)."""
+    target.mkdir(parents=True, exist_ok=True)
+    root = copy_sources(target)
     generated = target / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
     for name in NOTEBOOKS:
@@ -202,16 +209,10 @@ def stage_student(target: Path, generated: Path | None = None) -> Path:
     """The book's sources copied to ``target`` with the notebooks of ``generated`` (default: the
     executed ones in ``book/generated``) stripped of their solutions: the student edition, the
     same pages and results with the exercises and without any solution code or output."""
-    root = checkout_root()
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    for name in BOOK_SOURCES:
-        source = root / name
-        if source.is_dir():
-            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("generated"))
-        elif source.exists():
-            shutil.copy2(source, target / name)
+    root = copy_sources(target)
     shutil.copytree(generated or root / "book" / "generated", target / "book" / "generated")
     for notebook in (target / "book" / "generated").glob("*.ipynb"):
         without_solutions(notebook)

@@ -129,3 +129,18 @@ class TimingReport:
 
 
 NO_REPORT = "No timing report yet: `make reproduce` writes one when it runs.\n"
+
+
+def in_child(command: list[str], timeout: float) -> dict:
+    """Run a benchmark measurement in its own process (its peak memory and cold start its own):
+    the JSON of its last output line, ``{"timed out": timeout}`` when it runs too long, or a
+    RuntimeError with the end of its error output."""
+    import subprocess
+
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"timed out": timeout}
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()[-800:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
