@@ -325,3 +325,17 @@ def test_a_row_of_ties_is_shaded_neutrally_and_numbers_read_on_their_cells():
     cmap = matplotlib.colormaps["coolwarm"]
     assert text_colour(cmap(1.0)) == "white" and text_colour(cmap(0.5)) == "black"
     assert TEXT_PT >= 8
+
+
+def test_optics_parameters_can_be_overridden():
+    from sklearn.cluster import OPTICS
+
+    res = results_from({"DCR": ordered(), "MDCR": ordered(), "NNAA": ordered() | {"TVAE": 1.3},
+                        "MemInf": ordered()}, "toy", 0.01)  # fmt: skip
+    summary = A.summarise(res)
+    points = A.score_table(summary, "toy").to_numpy()
+    expected = OPTICS(**{**A.OPTICS_PARAMS, "min_samples": 3}).fit_predict(points)
+    got = A.optics_clusters(summary, "toy", min_samples=3)
+    assert got.tolist() == expected.tolist()
+    assert A.optics_clusters(summary, "toy").tolist() == OPTICS(**A.OPTICS_PARAMS).fit_predict(
+        points).tolist()  # fmt: skip

@@ -189,3 +189,32 @@ def test_a_notebook_says_what_is_missing_instead_of_computing_it(tmp_path, monke
     assert results.empty
     said = capsys.readouterr().out
     assert "cell(s) of the `smoke` grid are missing from" in said and "-p compute True" in said
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name, parameters, said",
+    [
+        ("exp22", {"min_samples": 3, "xi": 0.1}, "`min_samples` = 3"),
+        ("exp11", {"min_effect": 0.0, "dataset": "texas"}, "Profile `paper`"),
+        ("exp21", {"bootstrap_reps": 20, "dataset": "texas"}, "have a bootstrap interval"),
+    ],
+)
+def test_analysis_settings_are_notebook_parameters(tmp_path, monkeypatch, name, parameters, said):
+    """Issue 31: the settings the text discusses (effect size, OPTICS, bootstrap count) are
+    papermill parameters, applied on the shipped paper store."""
+    import papermill
+
+    from privmetrics.paths import checkout_root
+
+    monkeypatch.delenv("PRIVMETRICS_RESULTS", raising=False)
+    out = tmp_path / f"{name}.ipynb"
+    papermill.execute_notebook(
+        str(checkout_root() / "notebooks" / f"{name}.ipynb"), str(out),
+        parameters={"profile": "paper", **parameters}, cwd=str(checkout_root() / "notebooks"),
+        progress_bar=False,
+    )  # fmt: skip
+    outputs = [o for c in nbformat.read(out, as_version=4).cells for o in c.get("outputs", [])]
+    text = " ".join("".join(v) for o in outputs for k, v in o.get("data", {}).items()
+                    if k.startswith("text/") and k != "text/html")  # fmt: skip
+    assert said in text

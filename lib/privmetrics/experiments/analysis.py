@@ -265,7 +265,13 @@ OPTICS_PARAMS = {
 }
 
 
-def optics_clusters(summary: pd.DataFrame, dataset: str, on: str = "values") -> pd.Series:
+def optics_clusters(
+    summary: pd.DataFrame,
+    dataset: str,
+    on: str = "values",
+    min_samples: int | None = None,
+    xi: float | None = None,
+) -> pd.Series:
     """OPTICS cluster label per metric (-1 = outlier), each metric a point in the space of its
     configuration means (``on="values"``, the paper) or of their ranks (``on="ranks"``, Section 8.1:
     each metric's scores replaced by the ranks of the configurations, scaled to [0, 1], so that the
@@ -273,14 +279,17 @@ def optics_clusters(summary: pd.DataFrame, dataset: str, on: str = "values") -> 
     which sklearn's default of 5 cannot produce; the other parameters are sklearn's defaults
     (Minkowski p = 2, i.e. Euclidean; xi = 0.05). Passing ``metric="euclidean"`` instead gives the
     same reachability distances but, in scikit-learn 1.9, other labels: a far outlier joins a
-    cluster (seen in ``tests/test_analysis.py``), so we keep the default spelling."""
+    cluster (seen in ``tests/test_analysis.py``), so we keep the default spelling.
+    ``min_samples`` and ``xi`` override :data:`OPTICS_PARAMS` (the notebooks' parameters)."""
+    params = {**OPTICS_PARAMS, **{k: v for k, v in (("min_samples", min_samples), ("xi", xi))
+                                  if v is not None}}  # fmt: skip
     points = score_table(summary, dataset)
     if on == "ranks":
         points = points.apply(lambda row: pd.Series(rankdata(row) / len(row), row.index), axis=1)
     elif on != "values":
         raise ValueError(f"on must be 'values' or 'ranks', got {on!r}")
     with np.errstate(divide="ignore"):  # identical metrics give zero reachability distances
-        labels = OPTICS(**OPTICS_PARAMS).fit_predict(points.to_numpy())
+        labels = OPTICS(**params).fit_predict(points.to_numpy())
     return pd.Series(labels, index=points.index, name=f"{dataset} ({on})")
 
 
