@@ -22,25 +22,31 @@ def plot_marginals(
     Categorical panels show the ``max_categories`` most frequent values; key attributes are drawn in
     blue, sensitive in red, the others in grey, so the attacker's roles are visible at a glance.
     """
+    from matplotlib.ticker import EngFormatter, MaxNLocator
+
     names = schema.names
     nrows = math.ceil(len(names) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 2.2 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(2.9 * ncols, 2.6 * nrows), squeeze=False)
     for ax, col in zip(axes.flat, names, strict=False):
         color = "tab:blue" if col in schema.key else "tab:red" if col in schema.sensitive else "0.5"
         if col in schema.numerical:
-            ax.hist(frame[col], bins=30, color=color)
+            ax.hist(frame[col].dropna(), bins=30, color=color)
             if frame[col].max() > 100 * max(frame[col].median(), 1):
                 ax.set_yscale("log")
+            # few ticks in engineering notation: 250k, 500k, not "250000500000750000"
+            ax.xaxis.set_major_locator(MaxNLocator(4))
+            ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+            ax.tick_params(axis="x", labelsize=8)
         else:
             counts = frame[col].value_counts().head(max_categories)
             ax.bar(counts.index.astype(str), counts.to_numpy(), color=color)
-            ax.tick_params(axis="x", labelrotation=90, labelsize=6)
-        ax.set_title(f"{col} ({schema.columns[col]})", fontsize=8)
-        ax.tick_params(axis="y", labelsize=6)
+            ax.tick_params(axis="x", labelrotation=90, labelsize=8)
+        ax.set_title(f"{col}\n({schema.columns[col]})", fontsize=9)
+        ax.tick_params(axis="y", labelsize=8)
     for ax in axes.flat[len(names) :]:
         ax.axis("off")
     fig.suptitle(title or "Marginals (blue: key, red: sensitive)", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(h_pad=1.5, w_pad=1.0)
     return fig
 
 
