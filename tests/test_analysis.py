@@ -339,3 +339,19 @@ def test_optics_parameters_can_be_overridden():
     assert got.tolist() == expected.tolist()
     assert A.optics_clusters(summary, "toy").tolist() == OPTICS(**A.OPTICS_PARAMS).fit_predict(
         points).tolist()  # fmt: skip
+
+
+def test_the_reachability_plot_draws_every_metric_once_in_optics_order():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from privmetrics.experiments.figures import reachability_plot
+
+    res = results_from({"DCR": ordered(), "MDCR": ordered(), "NNAA": ordered() | {"TVAE": 1.3},
+                        "MemInf": ordered()}, "toy", 0.01)  # fmt: skip
+    summary = A.summarise(res)
+    ax = reachability_plot(summary, "toy").axes[0]
+    names = [t.get_text() for t in ax.get_xticklabels()]
+    assert sorted(names) == ["DCR", "MDCR", "MemInf", "NNAA"] and len(ax.patches) == 4
+    model = A.optics_model().fit(A.optics_points(summary, "toy").to_numpy())
+    assert names == list(A.optics_points(summary, "toy").index[model.ordering_])

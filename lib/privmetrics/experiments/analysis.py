@@ -265,6 +265,23 @@ OPTICS_PARAMS = {
 }
 
 
+def optics_points(summary: pd.DataFrame, dataset: str, on: str = "values") -> pd.DataFrame:
+    """The points OPTICS clusters: each metric's configuration means (``"values"``) or their
+    ranks scaled to [0, 1] (``"ranks"``), one row per metric."""
+    points = score_table(summary, dataset)
+    if on == "ranks":
+        points = points.apply(lambda row: pd.Series(rankdata(row) / len(row), row.index), axis=1)
+    elif on != "values":
+        raise ValueError(f"on must be 'values' or 'ranks', got {on!r}")
+    return points
+
+
+def optics_model(min_samples: int | None = None, xi: float | None = None) -> OPTICS:
+    """OPTICS with :data:`OPTICS_PARAMS`, ``min_samples`` and ``xi`` overriding them when given."""
+    given = (("min_samples", min_samples), ("xi", xi))
+    return OPTICS(**{**OPTICS_PARAMS, **{k: v for k, v in given if v is not None}})
+
+
 def optics_clusters(
     summary: pd.DataFrame,
     dataset: str,
@@ -281,15 +298,9 @@ def optics_clusters(
     same reachability distances but, in scikit-learn 1.9, other labels: a far outlier joins a
     cluster (seen in ``tests/test_analysis.py``), so we keep the default spelling.
     ``min_samples`` and ``xi`` override :data:`OPTICS_PARAMS` (the notebooks' parameters)."""
-    params = {**OPTICS_PARAMS, **{k: v for k, v in (("min_samples", min_samples), ("xi", xi))
-                                  if v is not None}}  # fmt: skip
-    points = score_table(summary, dataset)
-    if on == "ranks":
-        points = points.apply(lambda row: pd.Series(rankdata(row) / len(row), row.index), axis=1)
-    elif on != "values":
-        raise ValueError(f"on must be 'values' or 'ranks', got {on!r}")
+    points = optics_points(summary, dataset, on)
     with np.errstate(divide="ignore"):  # identical metrics give zero reachability distances
-        labels = OPTICS(**params).fit_predict(points.to_numpy())
+        labels = optics_model(min_samples, xi).fit_predict(points.to_numpy())
     return pd.Series(labels, index=points.index, name=f"{dataset} ({on})")
 
 
