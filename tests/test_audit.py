@@ -257,6 +257,7 @@ def with_holdout():
     from privmetrics.data.datasets import load_dataset
 
     frame, schema = load_dataset("texas", n=600, seed=0)
+    frame = frame.sample(frac=1, random_state=0).reset_index(drop=True)  # a random split
     real, holdout = frame.iloc[:300].reset_index(drop=True), frame.iloc[300:].reset_index(drop=True)
     rng = np.random.default_rng(0)
     shuffled = real.apply(lambda column: column.to_numpy()[rng.permutation(len(column))])

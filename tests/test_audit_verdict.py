@@ -81,6 +81,7 @@ def test_fail_on_rules():
 @pytest.fixture(scope="module")
 def texas():
     frame, schema = load_dataset("texas", n=600, seed=0)
+    frame = frame.sample(frac=1, random_state=0).reset_index(drop=True)  # a random split
     real, holdout = frame.iloc[:300].reset_index(drop=True), frame.iloc[300:].reset_index(drop=True)
     rng = np.random.default_rng(0)
     shuffled = real.apply(lambda column: column.to_numpy()[rng.permutation(len(column))])
@@ -247,3 +248,25 @@ def test_a_large_audit_says_its_cost_before_it_starts(texas, monkeypatch, capsys
     quiet(audit, real, shuffled, schema=schema, metrics=["DCR"], random_runs=2, progress=True)
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("scoring"))
     assert ": about " in line and " to " in line
+
+
+def test_a_holdout_that_is_not_a_random_split_is_called_out(texas):
+    """A holdout of other people (here: the older half) is told apart from the real table, so
+    positions measured from it mislead: the headline says so; a random split says nothing."""
+    real, holdout, shuffled, _, schema = texas
+    both = pd.concat([real, holdout], ignore_index=True)
+    order = both.sort_values("TOTAL_CHARGES").reset_index(drop=True)
+    low, high = order.iloc[:300], order.iloc[300:].reset_index(drop=True)
+    biased = quiet(audit, low, shuffled_release_of(low), schema=schema, holdout=high,
+                   metrics=["DCR"], random_runs=2, report=True)  # fmt: skip
+    assert "Caution: the holdout is easy to tell from the real table" in biased.verdict.headline
+    assert any("random split" in r for r in biased.remarks)
+    fair = quiet(audit, real, shuffled, schema=schema, holdout=holdout, metrics=["DCR"],
+                 random_runs=2, report=True)  # fmt: skip
+    assert "Caution" not in fair.verdict.headline
+
+
+def shuffled_release_of(frame):
+    from privmetrics.compendium.examples import shuffled_release
+
+    return shuffled_release(frame, seed=0)

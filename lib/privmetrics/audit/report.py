@@ -19,6 +19,7 @@ from importlib.metadata import version
 import numpy as np
 import pandas as pd
 
+from privmetrics.audit.verdict import percent
 from privmetrics.data.schema import Schema
 from privmetrics.prose import markdown
 
@@ -103,10 +104,19 @@ def position_chart(table: pd.DataFrame, anchor: str) -> str:
     high = (
         shown.get("position high", shown.get("position")).to_numpy(float) if len(shown) else where
     )
-    ax.barh(y, np.clip(where, -0.1, 1.2), color=[COLOURS.get(c, "grey") for c in shown.category],
-            xerr=[np.abs(where - low), np.abs(high - where)], capsize=3)  # fmt: skip
+    left, right = -0.3, 1.2
+    drawn = np.clip(where, left, right)
+    ax.barh(y, drawn, color=[COLOURS.get(c, "grey") for c in shown.category],
+            xerr=[np.clip(np.abs(where - low), 0, 1), np.clip(np.abs(high - where), 0, 1)],
+            capsize=3)  # fmt: skip
+    for row, (value, end) in enumerate(zip(where, drawn, strict=True)):
+        # the position in words at the bar's end; beyond the axis the bar stops at its edge
+        beyond = value < left or value > right
+        ax.text(end + (0.02 if end >= 0 else -0.02), row, percent(value) + (" (off the axis)" if beyond else ""),
+                va="center", ha="left" if end >= 0 else "right", fontsize=8)  # fmt: skip
+    ax.axvline(0, color="black", lw=0.6)
     ax.set_yticks(y, shown.metric)
-    ax.set_xlim(-0.1, 1.2)
+    ax.set_xlim(left - 0.5, right + 0.1)
     ax.invert_yaxis()
     ax.set_xlabel(f"position: 0 = scores like the {anchor}, 1 = scores like Real (a copy)")
     for x, words in ((1 / 6, f"near {anchor}"), (0.5, "between"), (5 / 6, "near Real")):

@@ -30,7 +30,7 @@ from privmetrics.audit.readings import (
     standard_error,
 )
 from privmetrics.audit.report import AuditReport
-from privmetrics.audit.utility import looks_useless, utility_panel
+from privmetrics.audit.utility import holdout_problem, looks_useless, utility_panel
 from privmetrics.audit.verdict import decide
 from privmetrics.data.missing import MissingValuesWarning, treat_missing
 from privmetrics.data.schema import Schema
@@ -154,8 +154,13 @@ def audit(
         if holdout is not None and schema.key and schema.sensitive:
             aimed = Pair(holdout, synthetic, schema, seed=seed, name="holdout")
             holdout_rate = float(recovered(aimed, slice(None)).mean())
-    checked = len(np.arange(len(real))[release.target_rows("real")])
     anchor = "holdout" if holdout is not None else "Random"
+    split = holdout_problem(panel)
+    verdict = decide(table, anchor, looks_useless(panel))
+    if split:
+        warnings.warn(split, UserWarning, stacklevel=2)
+        verdict.headline += f" Caution: {split}."
+    checked = len(np.arange(len(real))[release.target_rows("real")])
     return AuditReport(
         table=table,
         schema=schema,
@@ -168,8 +173,9 @@ def audit(
         },  # fmt: skip
         remarks=([] if checks.ok else [str(checks)])
         + ([str(gaps)] if gaps.any else [])
+        + ([split] if split else [])
         + ([f"scores from {targets:,} random target rows of each table"] if targets else []),
-        verdict=decide(table, anchor, looks_useless(panel)),
+        verdict=verdict,
         evidence=evidence,
         evidence_lines=evidence_summary(evidence, checked, holdout_rate),
         utility=panel,

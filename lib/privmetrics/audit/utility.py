@@ -23,6 +23,9 @@ from privmetrics.metrics import get_metric
 
 MEASURES = ("one-way marginals (TVD)", "two-way marginals (TVD)", "detection AUC")
 USELESS_AUC = 0.9
+# A holdout that a classifier tells from the real table this well is not a random split of the
+# same population (rows of another period, site or sort order): positions measured from it mislead.
+SPLIT_AUC = 0.65
 
 
 def fidelity(pair: Pair) -> dict[str, float]:
@@ -51,3 +54,18 @@ def utility_panel(pairs: dict[str, Pair]) -> pd.DataFrame:
 def looks_useless(panel: pd.DataFrame) -> bool:
     """Whether the release is easy to tell from the real data (detection AUC >= :data:`USELESS_AUC`)."""
     return bool(panel.loc["detection AUC", "release"] >= USELESS_AUC)
+
+
+def holdout_problem(panel: pd.DataFrame) -> str:
+    """A warning when the holdout is easy to tell from the real table (detection AUC >=
+    :data:`SPLIT_AUC`), else ""."""
+    if "Holdout" not in panel:
+        return ""
+    auc = float(panel.loc["detection AUC", "Holdout"])
+    if auc < SPLIT_AUC:
+        return ""
+    return (
+        f"the holdout is easy to tell from the real table (detection AUC {auc:.2f}): it does not "
+        "look like a random split of the same population (another period, site or sort order?), "
+        "so positions measured from it mislead; split the holdout off at random"
+    )
