@@ -135,6 +135,8 @@ def test_the_book_hides_code_and_shows_one_parameter_cell(tmp_path):
     tag_for_book(path)
     cells = nbformat.read(path, as_version=4).cells
     assert "tags" not in cells[0].metadata
+    assert cells[1].metadata.tags == ["study-time"]  # generated under the title
+    cells = [cells[0], *cells[2:]]
     assert "remove-cell" in cells[1].metadata.tags
     assert "hide-input" in cells[2].metadata.tags and "remove-cell" not in cells[2].metadata.tags
     assert cells[3].metadata.tags == ["hide-input"]
