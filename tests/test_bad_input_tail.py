@@ -7,6 +7,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import privmetrics.__main__ as cli
 from privmetrics.data.datasets import load_dataset
@@ -193,3 +195,36 @@ def test_the_audit_names_a_column_too_large_for_its_random_baseline(texas, tmp_p
                      str(tmp_path / "schema.yml"), "--metrics", "DCR"])  # fmt: skip
     err = capsys.readouterr().err
     assert code == 2 and "'TOTAL_CHARGES' holds" in err and "rescale the column" in err
+
+
+# --- pandas nullable dtypes, drawn (issue 29: keep the new kinds of input fixed) ------------------
+
+NULLABLE = {  # a dtype a user's table may carry, and the kinds of column it fits
+    "Float64": "numerical", "string": "categorical", "category": "categorical",
+}  # fmt: skip
+
+
+@given(data=st.data())
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+def test_nullable_and_category_dtypes_with_gaps_are_scored_like_plain_ones(texas, data):
+    """A column as a pandas nullable or category dtype, with some cells missing (pd.NA) on either
+    side: every metric drawn scores in [0, 1], as the plain-dtype table with NaN in those cells."""
+    real, other, schema = texas
+    dtype = data.draw(st.sampled_from(sorted(NULLABLE)))
+    kind = NULLABLE[dtype]
+    columns = schema.numerical if kind == "numerical" else schema.categorical
+    column = data.draw(st.sampled_from(sorted(columns)))
+    side = data.draw(st.sampled_from(["real", "synthetic"]))
+    rows = data.draw(st.lists(st.integers(0, 299), min_size=1, max_size=30, unique=True))
+    metric = data.draw(st.sampled_from(["DCR", "MemInf", "CGeneralizedCAP", "NNDR", "HittingRate"]))
+    frames = {"real": real.copy(), "synthetic": other.copy()}
+    plain = {k: v.copy() for k, v in frames.items()}
+    frames[side][column] = frames[side][column].astype(dtype)
+    frames[side].loc[rows, column] = pd.NA
+    plain[side].loc[rows, column] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        score = compute(metric, frames["real"], frames["synthetic"], schema)
+        expected = compute(metric, plain["real"], plain["synthetic"], schema)
+    assert 0 <= score <= 1 and score == pytest.approx(expected, abs=1e-12), (dtype, column, metric)
