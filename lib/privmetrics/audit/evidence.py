@@ -62,7 +62,7 @@ def row_evidence(pair: Pair, holdout_pair: Pair | None = None, real_rows=None) -
     holdout) makes "closer than a neighbour" mean closer than any holdout row. ``real_rows``: the
     rows' numbers in the user's file (default: their positions)."""
     rows = pair.target_rows("real")
-    positions = np.arange(len(pair.real))[rows]
+    positions = pair.target_positions("real")
     to_release = pair.nearest_distance("real", "synthetic")
     if holdout_pair is not None:
         to_neighbour, neighbour = holdout_pair.nearest_distance("real", "synthetic"), "holdout"

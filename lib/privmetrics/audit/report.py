@@ -94,16 +94,14 @@ def position_chart(table: pd.DataFrame, anchor: str) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    shown = table.dropna(subset=["position"]) if "position" in table else table.iloc[:0]
+    columns = ["metric", "category", "position", "position low", "position high"]
+    shown = (table.dropna(subset=["position"]) if "position" in table
+             else pd.DataFrame(columns=columns))  # fmt: skip
     fig, ax = plt.subplots(figsize=(7.5, 0.4 * max(len(shown), 1) + 1.6))
     for edge in (1 / 3, 2 / 3):
         ax.axvline(edge, color="grey", lw=0.8, ls=":")
     y = np.arange(len(shown))
-    where = shown["position"].to_numpy(float) if len(shown) else np.array([])
-    low = shown.get("position low", shown.get("position")).to_numpy(float) if len(shown) else where
-    high = (
-        shown.get("position high", shown.get("position")).to_numpy(float) if len(shown) else where
-    )
+    where, low, high = (shown[c].to_numpy(float) for c in columns[2:])
     left, right = -0.3, 1.2
     drawn = np.clip(where, left, right)
     ax.barh(y, drawn, color=[COLOURS.get(c, "grey") for c in shown.category],

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -128,39 +129,38 @@ def audit(
         print(given.to_yaml(), end="")
     pairs = reference_pairs(real, synthetic, holdout, schema, seed, targets,
                             random_runs if baselines else 0, baselines)  # fmt: skip
+    reasons = {spec.name: not_run(spec, schema, targets) for spec in specs}
+    runnable = [spec for spec in specs if not reasons[spec.name]]
+    anchor = "holdout" if holdout is not None else "Random"
     if progress:  # the work, and for a large table its cost, said before the work starts
-        runnable = [spec for spec in specs if not not_run(spec, schema, targets)]
         line = (f"scoring {len(runnable)} metrics on {len(pairs)} tables ({', '.join(pairs)}) "
                 f"of {len(real):,} real rows")  # fmt: skip
         if len(real) >= ESTIMATE_ROWS:
             sizes = [table_size(entry) for entry in pairs.values()]
             line += f": {say(estimate(real, synthetic, schema, runnable, seed, sizes))}"
         print(line, flush=True)
-    scores, seconds = score_all(pairs, specs, schema, targets, progress)
-    table = assemble(scores, specs, pairs, anchor="holdout" if holdout is not None else "Random")
+    scores, seconds = score_all(pairs, runnable, progress)
+    table = assemble(scores, specs, reasons, anchor)
     if not report:
         return table
-    release = pairs["release"]
-    references = {"release": release}
-    references.update({k: pairs[k] for k in ("Holdout",) if k in pairs})
-    if "Random 1" in pairs:  # a sampled pair holds every row too (only its searches are sampled),
-        # and it is the one whose DetectionMLP fit the panel reuses
-        first_draw = pairs["Random 1"]
-        references["Random"] = first_draw[0] if isinstance(first_draw, tuple) else first_draw
+    release = pairs["release"].pair
+    # the panel's pairs: a sampled pair holds every row too (only its searches are sampled)
+    named = {"release": "release", "Holdout": "Holdout", "Random": "Random 1"}
+    references = {label: pairs[key].scored for label, key in named.items() if key in pairs}
+    holdout_pair = pairs["Holdout"].pair if "Holdout" in pairs else None
     with limited(available_cores()):
         panel = utility_panel(references)
-        evidence = row_evidence(release, pairs.get("Holdout"), real_rows)
+        evidence = row_evidence(release, holdout_pair, real_rows)
         holdout_rate = None
         if holdout is not None and schema.key and schema.sensitive:
             aimed = Pair(holdout, synthetic, schema, seed=seed, name="holdout")
             holdout_rate = float(recovered(aimed, slice(None)).mean())
-    anchor = "holdout" if holdout is not None else "Random"
     split = holdout_problem(panel)
     verdict = decide(table, anchor, looks_useless(panel))
     if split:
         warnings.warn(split, UserWarning, stacklevel=2)
         verdict.headline += f" Caution: {split}."
-    checked = len(np.arange(len(real))[release.target_rows("real")])
+    checked = len(release.target_positions("real"))
     return AuditReport(
         table=table,
         schema=schema,
@@ -204,50 +204,68 @@ def pair_of(
 # searches for three of them would cost most of the audit. Each draw samples other rows, so the
 # spread of the draws, which makes the position's interval, includes that sampling error.
 SAMPLED_RANDOM_ROWS = 20_000
+RANDOM_TARGETS = 10_000
 # From this many real rows on, the command estimates the audit's time before it starts (the
 # probes cost a few seconds; a smaller audit is over before an estimate would help).
 ESTIMATE_ROWS = 5_000
-RANDOM_TARGETS = 10_000
+
+
+@dataclass
+class Reference:
+    """A table the audit scores against the real one: its pair and, for a Random draw of a large
+    table, a sampled pair that the metrics averaging over rows use instead."""
+
+    pair: Pair
+    sampled: Pair | None = None
+
+    def for_metric(self, spec) -> Pair:
+        return self.sampled if self.sampled is not None and spec.at_scale else self.pair
+
+    @property
+    def scored(self) -> Pair:
+        """The pair whose target rows the searches cover (and whose DetectionMLP fit is kept)."""
+        return self.sampled if self.sampled is not None else self.pair
 
 
 def reference_pairs(
     real, synthetic, holdout, schema, seed: int, targets, random_runs: int, with_real: bool
-) -> dict[str, Pair | tuple[Pair, Pair]]:
-    """The pairs to score, in order: ``"release"``, ``"Holdout"`` (when given), ``"Random 1"`` ...
+) -> dict[str, Reference]:
+    """The tables to score, in order: ``"release"``, ``"Holdout"`` (when given), ``"Random 1"`` ...
     (``random_runs`` draws with seeds ``seed``, ``seed + 1``, ...), ``"Real"`` (a copy; when
     ``with_real``). Every pair uses the holdout as the ALC's control set. A Random draw of a table
-    with :data:`SAMPLED_RANDOM_ROWS` rows or more is a (sampled pair, full pair) couple: the first
-    for the metrics that are averages over rows, the second for the others."""
+    with :data:`SAMPLED_RANDOM_ROWS` rows or more also gets a sampled pair (:class:`Reference`)."""
     from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
     from privmetrics.synthesisers import make_synthesiser
 
-    pairs = {"release": pair_of(real, synthetic, schema, seed, targets, control=holdout)}
+    pairs = {"release": Reference(pair_of(real, synthetic, schema, seed, targets, control=holdout))}
     if holdout is not None:
-        pairs["Holdout"] = pair_of(real, holdout, schema, seed, targets, "holdout", holdout)
+        pairs["Holdout"] = Reference(
+            pair_of(real, holdout, schema, seed, targets, "holdout", holdout)
+        )
     with warnings.catch_warnings():  # Random's new categories and far values are by design
         warnings.simplefilter("ignore", UnseenCategoryWarning)
         warnings.simplefilter("ignore", OutlierWarning)
         for k in range(random_runs):
             noise = make_synthesiser("random", seed=seed + k).fit_sample(real, schema)
             noise = noise[real.columns]
-            pair = pair_of(real, noise, schema, seed, targets, control=holdout)
+            draw = Reference(pair_of(real, noise, schema, seed, targets, control=holdout))
             if targets is None and len(real) >= SAMPLED_RANDOM_ROWS:
                 from privmetrics.metrics.sampled import SampledPair
 
-                sampled = SampledPair(real, noise, schema, seed=seed, targets=RANDOM_TARGETS,
-                                      draw=k + 1, control=holdout)  # fmt: skip
-                pair = (sampled, pair)
-            pairs[f"Random {k + 1}"] = pair
+                draw.sampled = SampledPair(real, noise, schema, seed=seed,
+                                           targets=RANDOM_TARGETS, draw=k + 1, control=holdout)  # fmt: skip
+            pairs[f"Random {k + 1}"] = draw
         if with_real:
-            pairs["Real"] = pair_of(real, real.copy(), schema, seed, targets, control=holdout)
+            pairs["Real"] = Reference(
+                pair_of(real, real.copy(), schema, seed, targets, control=holdout)
+            )
     return pairs
 
 
-def table_size(entry) -> tuple[int, int]:
-    """(real rows scored, rows each is searched against) of a pair, or of a Random draw's sampled
-    pair, for the cost estimate."""
-    pair = entry[0] if isinstance(entry, tuple) else entry
-    return len(np.arange(len(pair.real))[pair.target_rows("real")]), len(pair.synthetic)
+def table_size(reference: Reference) -> tuple[int, int]:
+    """(real rows scored, rows each is searched against), for the cost estimate."""
+    pair = reference.scored
+    return len(pair.target_positions("real")), len(pair.synthetic)
 
 
 def not_run(spec, schema: Schema, targets) -> str:
@@ -260,26 +278,24 @@ def not_run(spec, schema: Schema, targets) -> str:
     return ""
 
 
-def score_all(pairs: dict[str, Pair], specs, schema, targets, progress: bool):
-    """Every runnable metric on every pair: ({pair name: {metric: score}}, {pair name: seconds}).
+def score_all(pairs: dict[str, Reference], runnable, progress: bool):
+    """Every ``runnable`` metric on every table: ({table: {metric: score}}, {table: seconds}).
 
     One progress bar over all scorings. The real table is the same in every pair, so what
     depends on it alone (its rows' nearest other real row) is computed once and shared."""
-    runnable = [s for s in specs if not not_run(s, schema, targets)]
     scores, seconds = {}, {}
     bar = tqdm(total=len(runnable) * len(pairs), desc="scoring", disable=not progress)
     first = None
     with limited(available_cores()), bar:  # the cores this process may use, not the machine's
-        for name, pair in pairs.items():
-            sampled, pair = pair if isinstance(pair, tuple) else (None, pair)
+        for name, reference in pairs.items():
+            pair = reference.pair
             if first is not None:
                 pair.share_real_side(first)
             began = time.perf_counter()
             scores[name] = {}
             for spec in runnable:
                 bar.set_postfix_str(f"{name}: {spec.name}")
-                use = sampled if sampled is not None and spec.at_scale else pair
-                scores[name][spec.name] = spec(use)
+                scores[name][spec.name] = spec(reference.for_metric(spec))
                 bar.update()
             seconds[name] = time.perf_counter() - began
             if first is None:
@@ -291,17 +307,15 @@ def score_all(pairs: dict[str, Pair], specs, schema, targets, progress: bool):
     return scores, seconds
 
 
-def assemble(scores: dict, specs, pairs: dict, anchor: str) -> pd.DataFrame:
-    """The audit's table: one row per metric, references and positions beside the score."""
+def assemble(scores: dict, specs, reasons: dict[str, str], anchor: str) -> pd.DataFrame:
+    """The audit's table: one row per metric, references and positions beside the score;
+    ``reasons``: why a metric was not run (:func:`not_run`)."""
     randoms = [k for k in scores if k.startswith("Random ")]
     rows = []
     for spec in specs:
         row = {"metric": spec.name, "category": str(spec.category)}
-        if spec.name not in scores["release"]:
-            schema = pairs["release"].schema
-            targets = pairs["release"].sampled
-            rows.append({**row, "score": np.nan,
-                         "reading": f"not run: {not_run(spec, schema, targets)}"})  # fmt: skip
+        if reasons[spec.name]:
+            rows.append({**row, "score": np.nan, "reading": f"not run: {reasons[spec.name]}"})
             continue
         score = row["score"] = scores["release"][spec.name]
         if "Holdout" in scores:

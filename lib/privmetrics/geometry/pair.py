@@ -132,8 +132,7 @@ class Pair:
         same = (
             self.schema == other.schema
             and self.seed == other.seed
-            and np.array_equal(np.arange(len(self.real))[self.target_rows("real")],
-                               np.arange(len(other.real))[other.target_rows("real")])
+            and np.array_equal(self.target_positions("real"), other.target_positions("real"))
             and self.real.equals(other.real)
         )  # fmt: skip
         if not same:
@@ -169,6 +168,10 @@ class Pair:
         sample of them in :class:`~privmetrics.metrics.sampled.SampledPair`, where the neighbour queries
         also answer for those rows only (against every row of the other table)."""
         return slice(None)
+
+    def target_positions(self, side: str) -> np.ndarray:
+        """:meth:`target_rows` of ``side`` as an array of row positions."""
+        return np.arange(len(getattr(self, side)))[self.target_rows(side)]
 
     def nearest_distance(self, query: str, index: str, space: str = "mixed") -> np.ndarray:
         """Distance from every ``query`` row to its nearest ``index`` row (one value per row)."""
