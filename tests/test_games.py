@@ -85,6 +85,90 @@ def test_targets_of_the_two_kinds_are_distinct_and_seeded(make_secret_table):
     assert one == G.choose_targets(frame, schema, 5, seed=3)
     assert not set(one["random"]) & set(one["vulnerable"])
     assert len(one["random"]) == len(one["vulnerable"]) == 5
+    # prefix-stable: more targets only add games (so raising game_targets replays nothing)
+    more = G.choose_targets(frame, schema, 8, seed=3)
+    assert more["random"][:5] == one["random"] and more["vulnerable"][:5] == one["vulnerable"]
+    with pytest.raises(ValueError, match="need more than 200 rows"):
+        G.choose_targets(frame, schema, 101, seed=3)
+
+
+def test_without_compute_the_missing_games_are_counted_not_played(tmp_path, monkeypatch, capsys):
+    store = G.GameStore(tmp_path / "smoke.sqlite")
+    monkeypatch.setattr(G, "_one_game", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
+    games = G.run_games("smoke", datasets=["texas"], techniques=("real", "random"), store=store,
+                        progress=False, compute=False)  # fmt: skip
+    assert games.empty
+    said = capsys.readouterr().out
+    assert "4 membership game(s) of the `smoke` profile are missing" in said
+    assert "cannot estimate" in said and "-p compute True" in said
+
+
+def test_a_membership_game_stored_without_ingredients_is_played_again(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "smoke.sqlite"
+    first = G.run_games("smoke", datasets=["texas"], techniques=("real",), store=G.GameStore(path),
+                        n_jobs=1, progress=False)  # fmt: skip
+    assert first.ingredients.notna().all()
+    with sqlite3.connect(path) as conn:  # as a store from before the column was kept
+        conn.execute("UPDATE games SET ingredients = NULL, seconds = -1")
+    store = G.GameStore(path)
+    assert store.done(G.game_settings("smoke")) == set()
+    again = G.run_games("smoke", datasets=["texas"], techniques=("real",), store=store, n_jobs=1,
+                        progress=False)  # fmt: skip
+    assert len(again) == 2 and again.ingredients.notna().all() and (again.seconds >= 0).all()
+    assert again.scores.tolist() == first.scores.tolist()  # seeded: the same game again
+
+
+def stored_game(config, target, scores, truth, distance, hit=None, klass=None):
+    import json
+
+    n = len(truth)
+    return {"dataset": "d", "config": config, "kind": "random", "target": target,
+            "scores": json.dumps(scores), "truth": json.dumps(truth),
+            "ingredients": json.dumps({"distance": distance, "hit": hit or [0.0] * n,
+                                       "class": klass or [0.0] * n})}  # fmt: skip
+
+
+def test_per_record_ranks_exposure_against_the_attack_by_hand():
+    """Four games: the closer a target sits to the releases that hold it, the better the attack
+    does on it (rho 1 for the distance); copies and classes are constant (no rho)."""
+    truth = [0, 1, 0, 1]
+    rows = [
+        stored_game("Real", 1, [0.1, 0.9, 0.2, 0.8], truth, [5, 0.0, 5, 0.0]),  # AUC 1
+        stored_game("A", 2, [0.1, 0.9, 0.85, 0.8], truth, [5, 0.5, 5, 0.5]),  # AUC 0.75
+        stored_game("B", 3, [0.9, 0.1, 0.8, 0.2], truth, [5, 3.0, 5, 5.0]),  # AUC 0
+        stored_game("C", 4, [0.1, 0.9, 0.9, 0.8], truth, [5, 1.0, 5, 1.0]),  # AUC 0.625
+    ]
+    games = pd.DataFrame(rows)
+    attacks = pd.DataFrame([{"dataset": "d", "config": "Real", "kind": "random", "measure": "AUC",
+                             "value": 1.0, "low": 0.9, "high": 1.0, "n targets": 1}])  # fmt: skip
+    table = G.per_record(games, attacks, draws=200).set_index("ingredient")
+    assert table.loc["closest distance", "rho"] == pytest.approx(1.0)
+    assert table.loc["closest distance", "games"] == 4
+    assert np.isnan(table.loc["copy released", "rho"])
+    assert table.loc["copy released", "verdict"] == G.CANNOT_TELL
+    assert "DCR" in table.loc["closest distance", "measures"]
+    # the exposure by hand: minus the mean distance over the releases that hold the target
+    assert G._exposure("distance", np.array([3.0, 5.0])) == -4.0
+    assert G._exposure("class", np.array([0.0, 4.0])) == pytest.approx(0.125)
+
+
+def test_the_selection_re_read_and_the_no_loss_check_say_what_the_numbers_say():
+    table = pd.DataFrame([
+        {"dataset": "d", "kind": "random", "metric": "DCR", "verdict": G.TRACKS},
+        {"dataset": "d", "kind": "random", "metric": "ALC", "verdict": G.DOES_NOT},
+    ])  # fmt: skip
+    shown = G.reread(table, {"paper": ["DCR", "NNDR"], "ours": ["DCR", "ALC"]})
+    assert shown.loc["DCR", "selected by"] == "paper, ours"
+    assert shown.loc["NNDR", "d, random targets"] == "not measured"
+    assert shown.loc["ALC", "d, random targets"] == G.DOES_NOT
+    results = pd.DataFrame({"dataset": "d", "config": "CTGAN", "metric": "ALC", "score": [0.0, 0.02]})
+    attack = {"dataset": "d", "config": "CTGAN", "kind": "random", "measure": "AUC", "value": 0.8}
+    found = G.no_loss_check(results, pd.DataFrame([{**attack, "low": 0.7, "high": 0.9}]))
+    assert "ALC scores CTGAN 0.010" in found and "understates this risk" in found
+    chance = G.no_loss_check(results, pd.DataFrame([{**attack, "low": 0.4, "high": 0.9}]))
+    assert "the two agree at this scale" in chance
 
 
 def test_attribute_games_have_their_own_table_and_resume(tmp_path, monkeypatch):

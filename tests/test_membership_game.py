@@ -2,6 +2,7 @@
 releases are not, DP respects its bound), and a leaky evaluation that fails them."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from privmetrics.attacks.dp_audit import clopper_pearson
@@ -95,3 +96,36 @@ def test_privbayes_at_a_small_epsilon_respects_the_dp_bound(population):
     tpr_low, _ = clopper_pearson(tp, int((truth == 1).sum()), 0.95)
     _, fpr_high = clopper_pearson(fp, int((truth == 0).sum()), 0.95)
     assert tpr_low <= np.exp(epsilon) * fpr_high, (tp, fp)
+
+
+def test_the_per_record_ingredients_by_hand(population):
+    """A release that holds the target once, a row two attributes off it, and a far row: closest
+    distance 0, a copy, and an equivalence class of one (the near row differs on a key)."""
+    from privmetrics.attacks.membership_game import FeatureMaker
+
+    frame, schema, targets = population
+    target = frame.iloc[int(targets["random"][0])]
+    features = FeatureMaker(schema, frame.drop(index=frame.index[int(targets["random"][0])]))
+    far = frame.iloc[[int(targets["vulnerable"][0])]]
+    near = frame.iloc[[int(targets["random"][0])]].copy()
+    key = schema.key[0]
+    near[key] = frame[key][frame[key] != target[key]].iloc[0]
+    copy = frame.iloc[[int(targets["random"][0])]]
+    release = pd.concat([far, near, copy], ignore_index=True)
+    got = features.ingredients(release, target)
+    assert got == {"distance": 0.0, "hit": 1.0, "class": 1.0}
+    got = features.ingredients(release.iloc[:2], target)  # without the copy
+    assert got["hit"] == 0.0 and got["class"] == 0.0 and got["distance"] > 0
+
+
+@pytest.mark.slow
+def test_a_game_keeps_the_ingredients_of_every_evaluation_release(population):
+    frame, schema, targets = population
+    result = play(frame, schema, "real", {}, int(targets["random"][0]), train_rows=100, shadow=4,
+                  releases=6)  # fmt: skip
+    assert set(result.ingredients) == {"distance", "hit", "class"}
+    inside = result.truth == 1
+    # Real releases its training table: the target is copied exactly when it is a member
+    np.testing.assert_array_equal(result.ingredients["hit"], inside.astype(float))
+    assert (result.ingredients["distance"][inside] == 0).all()
+    assert (result.ingredients["distance"][~inside] > 0).all()

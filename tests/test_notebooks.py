@@ -18,6 +18,7 @@ from privmetrics.compendium.reproduce import NOTEBOOKS, run_notebooks
 def smoke_results(tmp_path_factory):
     """A folder with ``results/smoke.sqlite`` (the whole smoke grid) and ``cache/``, shared by
     every worker of this session (xdist workers' temporary folders share one parent)."""
+    from privmetrics.experiments.games import GameStore, run_games
     from privmetrics.experiments.runner import run_grid
     from privmetrics.experiments.store import ResultsStore
 
@@ -30,15 +31,20 @@ def smoke_results(tmp_path_factory):
                 "smoke", store=ResultsStore(shared / "results" / "smoke.sqlite"),
                 cache_root=str(shared / "cache"), progress=False,
             )  # fmt: skip
+            for game in ("membership", "attribute"):  # as make reproduce plays them
+                run_games("smoke", store=GameStore(shared / "results" / "smoke.sqlite", game),
+                          game=game, progress=False)  # fmt: skip
             (shared / "done").touch()
     return shared
 
 
 def reads_the_store(name: str) -> bool:
-    """Whether the notebook reads the grid's results (and so needs the shared smoke store)."""
+    """Whether the notebook reads the grid's results or the games (and so needs the shared smoke
+    store)."""
     from privmetrics.paths import checkout_root
 
-    return "load_results" in (checkout_root() / "notebooks" / f"{name}.ipynb").read_text()
+    text = (checkout_root() / "notebooks" / f"{name}.ipynb").read_text()
+    return "load_results" in text or "run_games" in text
 
 
 @pytest.mark.slow
@@ -86,7 +92,7 @@ def course_chapters() -> list[str]:
     for part in toc["parts"]:
         if part["caption"].startswith(("Background", "Experiments")):
             for chapter in part["chapters"]:
-                files = [chapter["file"], *(s["file"] for s in chapter.get("sections", []))]
+                files = [chapter["file"], *(s["file"] for s in chapter.get("sections", []) if "file" in s)]
                 names.append(next(Path(f).name for f in files if "/generated/" in f))
     return names
 

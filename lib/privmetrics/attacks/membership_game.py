@@ -26,6 +26,13 @@ attributes; and each column's histogram (reference deciles or categories, shares
 **Targets**: random rows of the evaluation pool, and the most vulnerable by the rule of Meeus et
 al. (2023): the largest mean distance to their 5 nearest neighbours in the population.
 
+**The metrics' per-record ingredients**, kept per evaluation release (:func:`ingredients`) so that
+a metric's own per-record quantity can be set beside the attack's success on that target: the
+target's closest distance to the release (what DCR, NNDR and the distance measures average), a
+hit (an exact copy of the target released: what hitting-rate measures count) and the size of
+the target's equivalence class in the release (rows equal to it on the key attributes, numbers
+in reference deciles: what k-anonymity style measures count).
+
 Every random choice comes from ``seed``. ``leaky=True`` evaluates the forest on its own shadow
 releases instead of fresh ones, the mistake that makes any attack look successful; it exists so
 that the test suite can show its sanity checks fail on it.
@@ -112,6 +119,19 @@ class FeatureMaker:
             histograms.append(counts / len(release))
         return np.concatenate([nearest, single, subsets, *histograms]).astype(float)
 
+    def ingredients(self, release: pd.DataFrame, target: pd.Series) -> dict[str, float]:
+        """The metrics' per-record quantities for ``target`` in ``release`` (module doc): its
+        closest distance, whether a released row copies it, and its equivalence class's size on
+        the key attributes (every attribute when the schema names no key)."""
+        target_frame = target.to_frame().T.astype(release.dtypes.to_dict())
+        space, point = self.encoder.transform(release), self.encoder.transform(target_frame)
+        closest = float(np.sqrt(((space - point) ** 2).sum(1)).min())
+        copies = release.astype(str).eq(target_frame.astype(str).iloc[0]).all(1)
+        keys = list(self.schema.key) or self.schema.names
+        coded, mine = self._coded(release), self._coded(target_frame).iloc[0]
+        return {"distance": closest, "hit": float(copies.any()),
+                "class": float(coded[keys].eq(mine[keys]).all(1).sum())}  # fmt: skip
+
 
 @dataclass
 class GameResult:
@@ -121,6 +141,7 @@ class GameResult:
     kind: str  # "random" or "vulnerable"
     scores: np.ndarray
     truth: np.ndarray
+    ingredients: dict[str, np.ndarray] | None = None  # per evaluation release (module doc)
 
     @property
     def auc(self) -> float:
@@ -204,7 +225,9 @@ def play(
             tested = _releases(technique, params, pool, target_row, schema, releases, train_rows,
                                rng, seed * 1_000_003 + 2 * target * 10_000 + shadow)  # fmt: skip
         scores = forest.predict_proba(np.array([features(z, target_row) for z, _ in tested]))[:, 1]
-    return GameResult(target, kind, scores, np.array([label for _, label in tested]))
+        per_release = [features.ingredients(z, target_row) for z, _ in tested]
+    kept = {name: np.array([r[name] for r in per_release]) for name in per_release[0]}
+    return GameResult(target, kind, scores, np.array([label for _, label in tested]), kept)
 
 
 def tpr_at(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> float:

@@ -2,7 +2,8 @@
 
 ``python -m privmetrics.compendium.reproduce --profile quick`` (what ``make reproduce`` runs). The experiment
 grid is computed first (:func:`privmetrics.experiments.runner.run_grid`, resumable, with a
-progress bar), then the notebooks read its results. Executed
+progress bar), then Experiment 3's games (:func:`privmetrics.experiments.games.run_games`,
+likewise), then the notebooks read their results. Executed
 notebooks go to ``book/generated/`` (git-ignored), which ``_toc.yml`` points at; jupyter-book
 then builds them without re-executing (``execute_notebooks: off`` in ``_config.yml``).
 """
@@ -179,6 +180,7 @@ def stage_unexecuted(target: Path) -> Path:
 
     (generated / "verify.md").write_text(to_markdown(verify_record()))
     write_sources_page(generated)
+    write_metric_pages(generated)
     return target
 
 
@@ -255,6 +257,11 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"results: {store.count('cells')} cells in {store.path} ({time.perf_counter() - start:.0f} s)"
         )
+        from privmetrics.experiments.games import run_games
+
+        with report.step("attack games"):  # Experiment 3's games, resumable like the grid
+            for game in ("membership", "attribute"):
+                run_games(args.profile, game=game)
         run_notebooks(args.profile, checkout_root() / "book" / "generated", report=report)
         report.close()
         report.save(json_path)
@@ -267,6 +274,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     write_verify_page()
     write_sources_page()
+    write_metric_pages()
     if args.edition == "student":
         staged = stage_student(checkout_root() / "_build" / "student-sources")
         built = build_book(staged).parent
@@ -283,6 +291,13 @@ def main(argv: list[str] | None = None) -> None:
 def verify_record() -> Path:
     """The shipped record of the last ``make verify`` on the paper store."""
     return checkout_root() / "results" / "verify-paper.json"
+
+
+def write_metric_pages(generated: Path | None = None) -> None:
+    """One page per metric (:mod:`privmetrics.compendium.metric_pages`) for the book."""
+    from privmetrics.compendium.metric_pages import write_pages
+
+    write_pages((generated or checkout_root() / "book" / "generated") / "metric")
 
 
 def write_sources_page(generated: Path | None = None) -> None:

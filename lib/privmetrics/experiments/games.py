@@ -26,9 +26,11 @@ attack's AUC across configurations, with a bootstrap interval over configuration
   floor here: Algorithm 22 keeps each value near its original, and the games find that it leaks
   the membership of outlying targets.)
 
-The sizes come from the profile that runs the chapter's studies (``Profile.study_profile``): the
-paper edition reads the metrics from the shipped paper store and plays its games at the quick
-scale, in the quick store.
+The sizes come from the profile itself and the games live in its own store: the paper profile's
+games (larger training tables, the paper's synthesiser settings) ship in ``results/paper.sqlite``
+beside its grid. Targets are prefix-stable (:func:`choose_targets`) and the games are played round
+by round (every configuration's first target of each kind, then the second, ...), so that an
+interrupted run leaves complete rounds and raising ``game_targets`` only adds games.
 """
 
 from __future__ import annotations
@@ -60,14 +62,16 @@ CREATE TABLE IF NOT EXISTS {table} (
     population INTEGER NOT NULL, train_rows INTEGER NOT NULL, shadow INTEGER NOT NULL,
     releases INTEGER NOT NULL, seed INTEGER NOT NULL, technique TEXT NOT NULL,
     params TEXT NOT NULL, scores TEXT NOT NULL, truth TEXT NOT NULL, seconds REAL NOT NULL,
-    code TEXT NOT NULL, finished TEXT NOT NULL,
+    code TEXT NOT NULL, finished TEXT NOT NULL, ingredients TEXT,
     PRIMARY KEY (dataset, config, kind, target, population, train_rows, shadow, releases, seed)
 );
 """
 SETTINGS = ("population", "train_rows", "shadow", "releases", "seed")
 # one table per game; "scores" and "truth" hold, for membership, the forest's score and the truth
 # per evaluation release, and for attribute inference, whether each release's guess was right
-# and (one value) whether the baseline's was
+# and (one value) whether the baseline's was; "ingredients" the membership game's per-release
+# quantities of the metrics (membership_game.FeatureMaker.ingredients). A membership game stored
+# before they were kept counts as missing and is played again.
 TABLES = {"membership": "games", "attribute": "attribute_games"}
 TRACKS, DOES_NOT, CANNOT_TELL = "tracks the attack", "does not track it", "cannot tell at this scale"
 
@@ -83,10 +87,15 @@ class GameStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with sqlite3.connect(self.path, timeout=60) as conn:
             conn.executescript(GAMES.format(table=self.table))
+            columns = {row[1] for row in conn.execute(f"PRAGMA table_info({self.table})")}
+            if "ingredients" not in columns:  # a store from before the column
+                conn.execute(f"ALTER TABLE {self.table} ADD COLUMN ingredients TEXT")
 
     def done(self, settings: dict) -> set[tuple[str, str, str, int]]:
         """(dataset, config, kind, target) of the games finished with these ``settings``."""
         where = " AND ".join(f"{k} = ?" for k in SETTINGS)
+        if self.game == "membership":
+            where += " AND ingredients IS NOT NULL"
         with sqlite3.connect(self.path, timeout=60) as conn:
             rows = conn.execute(
                 f"SELECT dataset, config, kind, target FROM {self.table} WHERE {where}",
@@ -97,7 +106,7 @@ class GameStore:
     def add(self, row: dict) -> None:
         with sqlite3.connect(self.path, timeout=60) as conn:
             conn.execute(
-                f"INSERT OR IGNORE INTO {self.table} ({', '.join(row)}) VALUES "
+                f"INSERT OR REPLACE INTO {self.table} ({', '.join(row)}) VALUES "
                 f"({', '.join('?' * len(row))})",
                 list(row.values()),
             )
@@ -112,8 +121,8 @@ class GameStore:
 
 
 def game_settings(profile: str) -> dict:
-    """The game sizes of ``profile``'s study profile, as stored with every game."""
-    sizes = get_profile(get_profile(profile).study_profile)
+    """The game sizes of ``profile``, as stored with every game."""
+    sizes = get_profile(profile)
     return {
         "population": sizes.game_population,
         "train_rows": sizes.game_train_rows,
@@ -124,11 +133,17 @@ def game_settings(profile: str) -> dict:
 
 
 def choose_targets(population: pd.DataFrame, schema, count: int, seed: int) -> dict[str, list]:
-    """``count`` random positions and the ``count`` most vulnerable ones (none of them twice)."""
-    vulnerable = [int(i) for i in vulnerable_targets(population, schema, count)]
-    rest = np.setdiff1d(np.arange(len(population)), vulnerable)
-    chosen = np.random.default_rng(seed).choice(rest, size=count, replace=False)
-    return {"random": sorted(int(i) for i in chosen), "vulnerable": vulnerable}
+    """``count`` random positions and the ``count`` most vulnerable ones (none of them twice), each
+    list in the order it was drawn. Prefix-stable: the first k targets of a larger ``count`` are
+    those of ``count`` = k. The most vulnerable decile is reserved for the vulnerable targets and
+    the random ones are drawn from the other rows, so that the kinds never overlap at any count."""
+    reserved = max(count, len(population) // 10)
+    if count + reserved > len(population):
+        raise ValueError(f"{count} targets of each kind need more than {len(population)} rows")
+    order = vulnerable_targets(population, schema, len(population))
+    rest = np.sort(order[reserved:])
+    chosen = np.random.default_rng(seed).permutation(rest)[:count]
+    return {"random": [int(i) for i in chosen], "vulnerable": [int(i) for i in order[:count]]}
 
 
 def _one_game(game, dataset, config, params, kind, target, population, schema, settings) -> dict:
@@ -139,15 +154,17 @@ def _one_game(game, dataset, config, params, kind, target, population, schema, s
         result = play(population, schema, config.technique, params, target,
                       shadow=settings["shadow"], **common)  # fmt: skip
         scores, truth = result.scores.tolist(), result.truth.tolist()
+        ingredients = json.dumps({k: v.tolist() for k, v in result.ingredients.items()})
     else:
         result = play_attribute(population, schema, config.technique, params, target, **common)
         scores, truth = result.right.astype(int).tolist(), [int(result.baseline_right)]
+        ingredients = None
     return {
         "dataset": dataset, "config": config.label, "kind": kind, "target": int(target),
         **settings, "technique": config.technique, "params": json.dumps(params, sort_keys=True),
         "scores": json.dumps(scores), "truth": json.dumps(truth),
         "seconds": time.perf_counter() - start, "code": code_fingerprint(config.technique),
-        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"), "ingredients": ingredients,
     }  # fmt: skip
 
 
@@ -159,33 +176,55 @@ def run_games(
     n_jobs: int | None = None,
     progress: bool = True,
     game: str = "membership",
+    compute: bool = True,
 ) -> pd.DataFrame:
     """Play every missing ``game`` (``"membership"`` or ``"attribute"``) of the profile (module
-    doc) and return all of its games."""
-    settings_profile = get_profile(profile)
-    sizes = get_profile(settings_profile.study_profile)
-    store = store or GameStore(results_path(sizes.name), game)
+    doc), round by round, and return the profile's games of ``datasets``. With ``compute=False``
+    nothing is played: the missing games are counted in a printed note (:func:`missing_note`)."""
+    sizes = get_profile(profile)
+    store = store or GameStore(results_path(profile), game)
     settings = game_settings(profile)
     done = store.done(settings)
-    tasks = []
-    for dataset in datasets or settings_profile.datasets:
+    datasets = list(datasets or sizes.datasets)
+    rounds: dict[int, list] = {}
+    for dataset in datasets:
         population, schema = load_dataset(dataset, n=settings["population"], seed=sizes.seed)
         targets = choose_targets(population, schema, sizes.game_targets, sizes.seed)
         for config in paper_configurations(techniques or sizes.game_techniques):
             params = {**sizes.params_for(config.technique), **config.synthesiser_params()}
             for kind, positions in targets.items():
-                tasks += [
-                    delayed(_one_game)(store.game, dataset, config, params, kind, t, population,
-                                       schema, settings)  # fmt: skip
-                    for t in positions
-                    if (dataset, config.label, kind, t) not in done
-                ]
-    if tasks:
+                for i, t in enumerate(positions):
+                    if (dataset, config.label, kind, t) not in done:
+                        rounds.setdefault(i, []).append(
+                            delayed(_one_game)(store.game, dataset, config, params, kind, t,
+                                               population, schema, settings)  # fmt: skip
+                        )
+    tasks = [task for i in sorted(rounds) for task in rounds[i]]
+    if tasks and not compute:
+        print(missing_note(profile, store, tasks))
+    elif tasks:
         parallel = Parallel(n_jobs=n_jobs or sizes.n_jobs, return_as="generator_unordered")
         for row in tqdm(parallel(tasks), total=len(tasks), desc=f"{store.game} games",
                         disable=not progress):  # fmt: skip
             store.add(row)  # each game kept as it finishes: an interruption loses only those running
-    return store.games(settings)
+    games = store.games(settings)
+    return games[games.dataset.isin(datasets)].reset_index(drop=True)
+
+
+def missing_note(profile: str, store: GameStore, tasks: list) -> str:
+    """How many games are missing and about how long they would take (from the store's finished
+    games of the same techniques), in the words of the grid's note."""
+    finished = store.games()
+    per_technique = finished.groupby("technique").seconds.mean()
+    techniques = [task[1][2].technique for task in tasks]  # delayed: (function, args, kwargs)
+    known = [per_technique.get(t) for t in techniques]
+    cost = (f"about {sum(known) / 60:.0f} CPU-min of play" if all(k is not None for k in known)
+            else "a time this store cannot estimate (no finished game of some technique)")  # fmt: skip
+    return (
+        f"{len(tasks)} {store.game} game(s) of the `{profile}` profile are missing from "
+        f"`{store.path}`, {cost}; this page shows the games that are there. To play them: "
+        f"`make reproduce PROFILE={profile}`, or `-p compute True` with papermill."
+    )
 
 
 def _results(games: pd.DataFrame) -> list[GameResult]:
@@ -208,6 +247,9 @@ def attack_table(
 ) -> pd.DataFrame:
     """Per (dataset, config, kind, measure): the pooled value with its 95% interval (membership:
     AUC, advantage, TPR at FPR 0.1; attribute: accuracy, baseline accuracy, advantage)."""
+    columns = ["dataset", "config", "kind", "measure", "value", "low", "high", "n targets"]
+    if games.empty:
+        return pd.DataFrame(columns=columns)
     frames = []
     for (dataset, config), part in games.groupby(["dataset", "config"], sort=False):
         if game == "membership":
@@ -215,7 +257,6 @@ def attack_table(
         else:
             table = summarise_attribute(_attribute_results(part), draws=draws, seed=seed)
         frames.append(table.rename(columns={"targets": "kind"}).assign(dataset=dataset, config=config))
-    columns = ["dataset", "config", "kind", "measure", "value", "low", "high", "n targets"]
     return pd.concat(frames, ignore_index=True)[columns]
 
 
@@ -281,6 +322,84 @@ def predictiveness(
     return pd.DataFrame(rows)
 
 
+def pategan_training(profile: str, datasets: list[str] | None = None) -> pd.DataFrame:
+    """How long PATE-GAN trains at the games' size: per dataset and epsilon of the grid, the
+    iterations its moments accountant allows on one training table of the profile's
+    ``game_train_rows`` rows (the same sample for every epsilon), and why it stopped. Releases of
+    a generator that trained for (almost) no iteration carry nothing of their training rows, so a
+    membership attack on them is at chance whatever epsilon says."""
+    import warnings
+
+    from privmetrics.synthesisers import make_synthesiser
+
+    sizes = get_profile(profile)
+    rows = []
+    for dataset in datasets or sizes.datasets:
+        table, schema = load_dataset(dataset, n=sizes.game_train_rows, seed=sizes.seed)
+        for config in paper_configurations(("pategan",)):
+            params = {**sizes.params_for("pategan"), **config.synthesiser_params()}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = make_synthesiser("pategan", seed=sizes.seed, **params).fit(table, schema)
+            rows.append({"dataset": dataset, "config": config.label, "rows": len(table),
+                         "iterations": model.iterations_, "of at most": params.get("max_iterations"),
+                         "stopped by": model.stop_reason_})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+# the metrics' per-record ingredients kept by the membership game (FeatureMaker.ingredients): the
+# stored quantity, how a target's exposure is read from it over the releases it is in, and the
+# registered measures that aggregate it over records
+INGREDIENTS = {
+    "closest distance": ("distance", "minus the mean closest distance",
+                         ("DCR", "MDCR", "NNDR", "NearestSynNeighborDistance", "IdentifiabilityScore",
+                          "Authenticity", "NNAA", "HiddenRate")),
+    "copy released": ("hit", "the share of releases with a copy", ("CommonRowsProportion", "HittingRate")),
+    "equivalence class": ("class", "the mean of 1 / class size (0 without a match)",
+                          ("CZeroCAP", "CGeneralizedCAP")),
+}  # fmt: skip
+
+
+def _exposure(name: str, values: np.ndarray) -> float:
+    """A target's exposure by one ingredient over the releases it is in (larger: more exposed)."""
+    if name == "distance":
+        return -float(values.mean())
+    if name == "class":
+        return float(np.where(values > 0, 1 / np.maximum(values, 1), 0).mean())
+    return float(values.mean())
+
+
+def per_record(
+    games: pd.DataFrame, attacks: pd.DataFrame, draws: int = 1000, seed: int = 0
+) -> pd.DataFrame:
+    """Per (dataset, kind, ingredient): Spearman's rho between each target's exposure by the
+    ingredient (:data:`INGREDIENTS`, over the releases that hold it) and the attack's AUC on that
+    target, across every (target, configuration) game, with a bootstrap interval over games and
+    the module doc's verdict (given only where the attack is shown to work on Real)."""
+    games = games[games.ingredients.notna()]
+    rows = []
+    for (dataset, kind), part in games.groupby(["dataset", "kind"], sort=False):
+        truth = [np.array(json.loads(t)) for t in part.truth]
+        auc = np.array([GameResult(0, kind, np.array(json.loads(sc)), t).auc
+                        for sc, t in zip(part.scores, truth, strict=True)])  # fmt: skip
+        stored = [json.loads(i) for i in part.ingredients]
+        real = attacks[(attacks.dataset == dataset) & (attacks.kind == kind)
+                       & (attacks.measure == "AUC") & (attacks.config == "Real")]  # fmt: skip
+        informative = bool(len(real)) and real.low.iloc[0] > 0.5
+        sample = np.random.default_rng(seed).integers(len(part), size=(draws, len(part)))
+        for ingredient, (key, _, measures) in INGREDIENTS.items():
+            x = np.array([_exposure(key, np.array(g[key])[t == 1]) for g, t in zip(stored, truth, strict=True)])
+            rho = float(_spearman_rows(x[None], auc[None])[0])
+            boot = _spearman_rows(x[sample], auc[sample])
+            low, high = (np.nanpercentile(boot, [2.5, 97.5]) if np.isfinite(boot).any()
+                         else (np.nan, np.nan))  # fmt: skip
+            rows.append({"dataset": dataset, "kind": kind, "ingredient": ingredient,
+                         "measures": ", ".join(measures), "rho": rho, "low": float(low),
+                         "high": float(high), "games": len(part), "attack works on Real": informative,
+                         "verdict": verdict(rho, low, high) if informative else CANNOT_TELL})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("ALC", "DCR")) -> str:
     """The chapter's generated sentences: per dataset and target kind, how many measures track
     the attack and which, the verdicts on the paper's ``final`` seven, and the ``named`` ones."""
@@ -311,3 +430,50 @@ def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("A
                 line += f" {name}: {r.verdict} (rho {r.rho:.2f}, 95% interval {r.low:.2f} to {r.high:.2f})."
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def reread(table: pd.DataFrame, selections: dict[str, list[str]]) -> pd.DataFrame:
+    """The selection chapter re-read with the attack: one row per metric of any of ``selections``
+    (name -> metrics), the selections it belongs to, and its verdict per (dataset, kind) of
+    ``table`` (:func:`predictiveness`)."""
+    names = list(dict.fromkeys(m for chosen in selections.values() for m in chosen))
+    verdicts = table[table.metric.isin(names)].pivot_table(
+        index="metric", columns=["dataset", "kind"], values="verdict", aggfunc="first", sort=False
+    )
+    verdicts = verdicts.reindex(names)
+    verdicts.columns = [f"{dataset}, {kind} targets" for dataset, kind in verdicts.columns]
+    verdicts.insert(
+        0, "selected by", [", ".join(s for s, chosen in selections.items() if m in chosen) for m in names]
+    )
+    return verdicts.fillna("not measured")
+
+
+def no_loss_check(results: pd.DataFrame, attacks: pd.DataFrame, metric: str = "ALC",
+                  config: str = "CTGAN") -> str:  # fmt: skip
+    """Is ``metric``'s reading of ``config`` borne out by the membership attack? One generated
+    sentence per dataset: the metric's mean score there (0 = no loss, as Real scores 1) beside
+    the attack's AUC on that configuration, per kind of target, and what follows."""
+    lines = []
+    auc = attacks[(attacks.measure == "AUC") & (attacks.config == config)]
+    for dataset, part in auc.groupby("dataset", sort=False):
+        scores = results[(results.dataset == dataset) & (results.config == config) & (results.metric == metric)]
+        if scores.empty:
+            continue
+        score = float(scores.score.mean())
+        found = [f"{r.kind} targets {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for r in part.itertuples()]
+        above = part[part.low > 0.5].kind.tolist()
+        low = score < 0.5  # nearer to "no loss" (0) than to Real (1)
+        if above and low:
+            reading = (f"the attack finds members ({', '.join(above)} targets, interval above "
+                       f"chance) where {metric} reads nearer to no loss than to Real: {metric} "
+                       "understates this risk")  # fmt: skip
+        elif above:
+            reading = f"both see a risk ({', '.join(above)} targets above chance)"
+        elif low:
+            reading = "the attack finds no member beyond chance either: the two agree at this scale"
+        else:
+            reading = f"{metric} reads more risk than the attack measures at this scale"
+        lines.append(f"- **{dataset}**: {metric} scores {config} {score:.3f} (Real: 1); membership "
+                     f"AUC on {config}: {'; '.join(found)}: {reading}.")
+    return "\n".join(lines) + "\n" if lines else f"No {config} games or {metric} scores to compare.\n"
+
