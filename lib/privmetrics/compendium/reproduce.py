@@ -181,6 +181,7 @@ def stage_unexecuted(target: Path) -> Path:
     (generated / "verify.md").write_text(to_markdown(verify_record()))
     write_sources_page(generated)
     write_metric_pages(generated)
+    write_commands_page(generated)
     return target
 
 
@@ -275,6 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     write_verify_page()
     write_sources_page()
     write_metric_pages()
+    write_commands_page()
     if args.edition == "student":
         staged = stage_student(checkout_root() / "_build" / "student-sources")
         built = build_book(staged).parent
@@ -291,6 +293,17 @@ def main(argv: list[str] | None = None) -> None:
 def verify_record() -> Path:
     """The shipped record of the last ``make verify`` on the paper store."""
     return checkout_root() / "results" / "verify-paper.json"
+
+
+def write_commands_page(generated: Path | None = None) -> None:
+    """The commands and their measured costs (:mod:`privmetrics.compendium.commands`), which the
+    introduction and the "How to reproduce" page include."""
+    from privmetrics.compendium.commands import page
+    from privmetrics.experiments.runner import results_path
+
+    generated = generated or checkout_root() / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    (generated / "commands.md").write_text(page(results_path("paper").parent))
 
 
 def write_metric_pages(generated: Path | None = None) -> None:
