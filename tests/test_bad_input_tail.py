@@ -228,3 +228,84 @@ def test_nullable_and_category_dtypes_with_gaps_are_scored_like_plain_ones(texas
         score = compute(metric, frames["real"], frames["synthetic"], schema)
         expected = compute(metric, plain["real"], plain["synthetic"], schema)
     assert 0 <= score <= 1 and score == pytest.approx(expected, abs=1e-12), (dtype, column, metric)
+
+
+# --- dates and pandas dtypes in the metrics and the synthesisers (issue 29) -----------------------
+
+
+def dated(n=200, seed=0, tz=None):
+    rng = np.random.default_rng(seed)
+    start = pd.Timestamp("2020-01-01", tz=tz)
+    return pd.DataFrame({
+        "admitted": start + pd.to_timedelta(rng.integers(0, 900 * 24, n), unit="h"),
+        "age": rng.integers(20, 90, n).astype(float),
+        "ward": rng.choice(list("abcd"), n),
+    })  # fmt: skip
+
+
+DATED = Schema({"admitted": "numerical", "age": "numerical", "ward": "categorical"},
+               key=("admitted", "age"), sensitive=("ward",))  # fmt: skip
+
+
+@pytest.mark.parametrize("tz", [None, "Europe/Copenhagen"])
+@pytest.mark.parametrize("name", ["DCR", "CZeroCAP", "KSTest", "HittingRate"])
+def test_metrics_score_a_date_as_its_days_since_1970(name, tz):
+    from privmetrics.data.dtypes import plain
+
+    real, synth = dated(tz=tz), dated(seed=1, tz=tz)
+    days = [t.assign(admitted=(t.admitted.dt.tz_localize(None) if tz is None else
+                               t.admitted.dt.tz_convert("UTC").dt.tz_localize(None))
+                     - pd.Timestamp("1970-01-01")) for t in (real, synth)]  # fmt: skip
+    days = [t.assign(admitted=t.admitted / pd.Timedelta(days=1)) for t in days]
+    assert compute(name, real, synth, DATED) == compute(name, *days, DATED)
+    plain_real, types = plain(real)
+    assert plain_real.admitted.dtype == "float64" and list(types.dates) == ["admitted"]
+
+
+def test_dtypes_round_trip_exactly():
+    from privmetrics.data.dtypes import plain, restore
+
+    table = dated(tz="UTC").assign(
+        ward=lambda t: pd.Categorical(t.ward, categories=list("abcdz")),
+        beds=pd.array(np.arange(200) % 7, dtype="Int64"),
+    )
+    flat, types = plain(table)
+    assert [str(d) for d in flat.dtypes] == ["float64", "float64", "object", "float64"]
+    back = restore(flat, types)
+    pd.testing.assert_series_equal(back.admitted, table.admitted.astype("datetime64[s, UTC]"))
+    assert list(back.ward.cat.categories) == list("abcdz") and (back.ward == table.ward).all()
+    assert back.beds.dtype == "Int64" and (back.beds == table.beds).all()
+
+
+@pytest.mark.parametrize("technique", ["random", "privbayes", "ctgan", "tvae"])
+def test_a_bare_technique_names_the_wrapper_and_the_wrapper_takes_dates_and_categories(technique):
+    """Issue 29: Random failed on a date column with a DTypePromotionError and turned an unused
+    category into NaN (89-97% of the values); CTGAN/TVAE raised SDV's "category type"."""
+    from privmetrics.synthesisers import make_synthesiser
+    from privmetrics.synthesisers.missing import WithMissing
+
+    params = {"ctgan": {"epochs": 1}, "tvae": {"epochs": 1},
+              "privbayes": {"epsilon": 1.0, "domain": "data"}}.get(technique, {})  # fmt: skip
+    table = dated().assign(ward=lambda t: pd.Categorical(t.ward, categories=list("abcdz")))
+    with pytest.raises(InvalidInputError, match="'admitted' holds dates .*WithMissing"):
+        make_synthesiser(technique, seed=0, **params).fit(table, DATED)
+    with pytest.raises(InvalidInputError, match=r"\['ward'\] have a pandas category dtype.*WithMissing"):
+        make_synthesiser(technique, seed=0, **params).fit(table.assign(admitted=1.0), DATED)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = WithMissing(make_synthesiser(technique, seed=0, **params)).fit_sample(table, DATED)
+    assert out.ward.notna().all() and list(out.ward.cat.categories)[:5] == list("abcdz")
+    assert pd.api.types.is_datetime64_any_dtype(out.admitted) and out.admitted.notna().all()
+    if technique != "random":  # Random's Laplace noise is hundreds of ranges wide by design
+        assert out.admitted.between(pd.Timestamp("2019-06-01"), pd.Timestamp("2023-01-01")).mean() > 0.5
+
+
+@pytest.mark.parametrize("technique", ["ctgan", "tvae"])
+def test_sdv_techniques_refuse_numbers_they_cannot_square(texas, technique):
+    """Issue 29: CTGAN/TVAE raised "array must not contain infs or NaNs" on huge values."""
+    from privmetrics.synthesisers import make_synthesiser
+
+    real, _, schema = texas
+    huge = real.assign(TOTAL_CHARGES=real.TOTAL_CHARGES * 1e300)
+    with pytest.raises(InvalidInputError, match="'TOTAL_CHARGES' holds .* overflow"):
+        make_synthesiser(technique, seed=0, epochs=1).fit(huge, schema.with_roles())

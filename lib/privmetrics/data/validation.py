@@ -150,6 +150,21 @@ def value_kind(values: pd.Series) -> str:
 LARGEST = 1e150
 
 
+WRAP = "a synthesiser inside privmetrics.synthesisers.missing.WithMissing(...)"
+
+
+def check_plain_types(frame: pd.DataFrame) -> None:
+    """Refuse pandas ``category`` columns in a synthesiser's input, naming the wrapper that takes
+    them (SDV refuses them, Random turned unused categories into NaN)."""
+    categorical = [str(c) for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    if categorical:
+        raise InvalidInputError(
+            f"real data column(s) {categorical} have a pandas category dtype, which the "
+            f"techniques do not take; fit {WRAP}, which keeps the categories, or cast with "
+            ".astype(object)"
+        )
+
+
 def check_representable(frame: pd.DataFrame, schema: Schema, name: str = "real data") -> None:
     """Refuse a synthesiser input whose numbers square to infinity, naming the column: the
     technique would return non-finite values (Random: every one) instead of a table."""
@@ -187,6 +202,11 @@ def validate_frame(frame: pd.DataFrame, schema: Schema, name: str = "data") -> N
             "privmetrics.synthesisers.missing.WithMissing(...)"
         )
     for col in schema.numerical:
+        if pd.api.types.is_datetime64_any_dtype(frame[col]):
+            raise InvalidInputError(
+                f"{name} column {col!r} holds dates ({frame[col].dtype}), the techniques take "
+                f"numbers: fit {WRAP}, which reads dates as days since 1970 and gives dates back"
+            )
         if not pd.api.types.is_numeric_dtype(frame[col]) or pd.api.types.is_bool_dtype(frame[col]):
             raise InvalidInputError(
                 f"{name} column {col!r} is declared numerical but has dtype {frame[col].dtype}"
@@ -244,6 +264,7 @@ def validate(
     validate_frame(real, schema, "real data")
     report = ValidationReport(real_outliers=far_from_bulk(real, schema), name=name)
     if synthetic is None:  # a synthesiser's input
+        check_plain_types(real)
         check_representable(real, schema)
         _warn(report, warn)
         return report

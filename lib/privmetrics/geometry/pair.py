@@ -24,6 +24,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from privmetrics.data.dtypes import plain
 from privmetrics.data.missing import MissingValuesWarning, treat_missing
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import ValidationReport, plain_categories, validate
@@ -77,6 +78,9 @@ class Pair:
         control: pd.DataFrame | None = None,
     ):
         # name: what checks call the second table (the audit also pairs real rows with a holdout)
+        # dates as days, categories and nullable numbers as plain values (privmetrics.data.dtypes)
+        real, synthetic, control = (plain(t)[0] if isinstance(t, pd.DataFrame) else t
+                                    for t in (real, synthetic, control))  # fmt: skip
         if control is not None:
             validate(real, control, schema, warn=False, name="holdout")
         real, synthetic, schema, self.missing = _treated(real, synthetic, schema, name, missing)
