@@ -199,6 +199,31 @@ def test_workers_end_with_their_runner(tmp_path):
     assert not _alive(child)
 
 
+def test_pool_workers_end_with_a_runner_killed_before_its_first_cell(tmp_path):
+    """Issue 29: a runner SIGKILLed before its workers reach a cell (they are busy unpickling or
+    idle, not yet in compute_cell) left them alive for loky's idle timeout, minutes; the pool's
+    workers now watch the runner from their start."""
+    script = (
+        "import os, time\n"
+        "from joblib import delayed\n"
+        "from privmetrics.experiments.runner import workers\n"
+        "def task(i):\n"
+        "    print(os.getpid(), flush=True)\n"  # a task that never calls exit_with_parent itself
+        "    time.sleep(120)\n"
+        "for _ in workers(2)(delayed(task)(i) for i in range(2)):\n"
+        "    pass\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    children = [int(parent.stdout.readline()) for _ in range(2)]
+    assert all(_alive(c) for c in children)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.time() + 15
+    while time.time() < deadline and any(_alive(c) for c in children):
+        time.sleep(0.2)
+    assert not [c for c in children if _alive(c)]
+
+
 def _alive(pid: int) -> bool:
     """Running (a zombie waiting for its reaper counts as ended)."""
     try:

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 from scipy.stats import rankdata
 from tqdm import tqdm
 
@@ -53,7 +53,7 @@ from privmetrics.data.datasets import load_dataset
 from privmetrics.experiments.analysis import at_least
 from privmetrics.experiments.grid import paper_configurations
 from privmetrics.experiments.profiles import get_profile
-from privmetrics.experiments.runner import results_path
+from privmetrics.experiments.runner import results_path, workers
 from privmetrics.synthesisers.cache import code_fingerprint
 
 GAMES = """
@@ -203,7 +203,7 @@ def run_games(
     if tasks and not compute:
         print(missing_note(profile, store, tasks))
     elif tasks:
-        parallel = Parallel(n_jobs=n_jobs or sizes.n_jobs, return_as="generator_unordered")
+        parallel = workers(n_jobs or sizes.n_jobs)
         for row in tqdm(parallel(tasks), total=len(tasks), desc=f"{store.game} games",
                         disable=not progress):  # fmt: skip
             store.add(row)  # each game kept as it finishes: an interruption loses only those running

@@ -133,6 +133,17 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
 
 
+def workers(n_jobs: int) -> Parallel:
+    """A joblib pool whose worker processes watch this process from the moment they start
+    (:func:`exit_with_parent` as loky's initializer): a runner killed before it hands out its
+    first task, or while its workers sit idle, leaves no worker behind (loky would keep them
+    for its idle timeout, minutes, and with them its resource tracker and /dev/shm folders)."""
+    from joblib._parallel_backends import LokyBackend
+
+    backend = LokyBackend(initializer=exit_with_parent, initargs=(os.getpid(),))
+    return Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
+
+
 # techniques that train with torch: torch must be imported before a cell's thread cap is set, or
 # the first such cell of a worker trains on every core and the next ones on their share, and
 # their tables differ (torch adds in another order)
@@ -283,7 +294,7 @@ class _Run:
             for c in ordered
         ]  # fmt: skip
         if self.client is None:
-            parallel = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")
+            parallel = workers(self.n_jobs)
             results = parallel(delayed(compute_cell)(*task) for task in tasks)
         else:
             from privmetrics.experiments.cluster import compute_on
@@ -340,7 +351,7 @@ def generate_tables(
             generated_table(cell, settings, cache_root)
         return cell
 
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    parallel = workers(n_jobs)
     tasks = (delayed(make)(c) for c in sorted(cells, key=_expected_cost, reverse=True))
     return sum(
         1 for _ in tqdm(parallel(tasks), total=len(cells), desc="tables", disable=not progress)
