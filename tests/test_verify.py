@@ -150,3 +150,18 @@ def test_verify_adopts_an_unrecorded_cell_only_when_it_regenerates(grid, tmp_pat
     assert "2 cells regenerated from scratch: 1 identical, 0 within 1e-09, 1 different" in text
     assert text.count("| flchain |") == 2
     assert "No `privmetrics verify` run" in to_markdown(tmp_path / "missing.json")
+
+
+def test_verify_adopts_a_stale_cell_only_when_its_table_regenerates(grid):
+    """A code change that leaves the tables as they were (issue 29's faster PrivBayes search) is
+    shown by regenerating: same table checksum and scores -> the current code is recorded."""
+    with sqlite3.connect(grid.path) as conn:
+        conn.execute("UPDATE cells SET code = 'older code' WHERE config = 'PrivBayes ε=2'")
+        conn.execute("UPDATE cells SET table_checksum = 'other table' WHERE config = 'PrivBayes ε=2'"
+                     " AND run = 1")  # fmt: skip
+    cells = ["flchain/PrivBayes ε=2/0", "flchain/PrivBayes ε=2/1"]
+    report = verify("smoke", store=grid, cells=cells, progress=False, adopt=True)
+    assert set(report["made by"]) == {"other code (stale)"}
+    recorded = grid.cells().set_index(["config", "run"]).code
+    assert recorded["PrivBayes ε=2", 0] == cache_module.code_fingerprint("privbayes")
+    assert recorded["PrivBayes ε=2", 1] == "older code"  # its table is not the stored one

@@ -49,6 +49,11 @@ def _bench_synth(args) -> int:
 
     table = time_synthesisers(args.profile, rows=args.rows, full=args.full)
     print(format_timing(table))
+    if args.widths:
+        from privmetrics.compendium.bench_synthesisers import format_widths, privbayes_widths
+
+        widths = tuple(int(w) for w in args.widths.split(","))
+        print(format_widths(privbayes_widths(widths, rows=args.width_rows)))
     return 0
 
 
@@ -159,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     synth.add_argument("--profile", default="paper")
     synth.add_argument("--rows", type=int, default=25_000)
     synth.add_argument("--full", action="store_true", help="train CTGAN/TVAE for every epoch")
+    synth.add_argument("--widths", default="10,50,100,200",
+                       help="PrivBayes width sweep, columns (empty: skip)")  # fmt: skip
+    synth.add_argument("--width-rows", type=int, default=2000, help="rows of the sweep's tables")
     response = commands.add_parser(
         "epsilon-response", help="marginal distance of PrivBayes and PATE-GAN over epsilon"
     )
@@ -208,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument(
         "--adopt",
         action="store_true",
-        help="write the provenance of cells that record no code and regenerate identically",
+        help="write the provenance of cells that record no code and regenerate identically, or "
+        "that record other code and regenerate the stored table (same checksum and scores)",
     )
     generate = commands.add_parser(
         "generate", help="fill the synthetic-table cache of a profile's grid without scoring"

@@ -5,6 +5,12 @@ profile's settings (default ``paper``). CTGAN and TVAE cost about the same per e
 ``full=True`` they are trained for ``measured_epochs`` epochs and their fit time is extrapolated
 linearly to the profile's epoch count (the table says which rows are extrapolated).
 
+The same command then sweeps PrivBayes over table widths (:func:`privbayes_widths`, default
+10, 50, 100 and 200 columns): its network search weighs every (attribute, parent set) pair at
+each of d - 1 steps, so its cost grows like d^(degree + 2) pairs in all; the table gives the fit
+time, the pairs weighed at the widest step and whether the fit was refused up front
+(:func:`privmetrics.synthesisers.privbayes.check_width`).
+
 ``python -m privmetrics epsilon-response`` fits PrivBayes and PATE-GAN at each epsilon of the
 paper's grid, several seeds each, and reports the mean and standard deviation of the marginal
 distance to the real data (:func:`privmetrics.geometry.fidelity.marginal_distance`), PATE-GAN's training
@@ -20,8 +26,9 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from privmetrics.compendium.bench import benchmark_pair
+from privmetrics.compendium.bench import benchmark_pair, generated_texas_like
 from privmetrics.data.datasets import load_dataset
+from privmetrics.data.schema import Schema
 from privmetrics.experiments.profiles import get_profile
 from privmetrics.geometry.fidelity import marginal_distance
 from privmetrics.synthesisers import SYNTHESISERS, make_synthesiser
@@ -102,6 +109,65 @@ def summarise_response(table: pd.DataFrame) -> pd.DataFrame:
             step.isna(), "", np.where(step > spread, "yes", "no")
         )
     return summary.reset_index()
+
+
+def wide_table(columns: int, rows: int, seed: int = 0) -> tuple[pd.DataFrame, Schema]:
+    """A Texas-shaped table (:func:`~privmetrics.compendium.bench.generated_texas_like`) widened to
+    ``columns`` columns by independent copies of its columns (rows shuffled per copy), with the
+    declared public domain of each copy."""
+    base, schema = generated_texas_like(rows, seed)
+    rng = np.random.default_rng(seed)
+    data, types, domain = {}, {}, {}
+    for i in range(columns):
+        source = base.columns[i % base.shape[1]]
+        name = f"{source}_{i // base.shape[1]}"
+        values = base[source].to_numpy()
+        data[name] = values if i < base.shape[1] else rng.permutation(values)
+        types[name] = str(schema.columns[source])
+        domain[name] = schema.domain[source]
+    return pd.DataFrame(data), Schema(types, domain={k: _declared(v) for k, v in domain.items()})
+
+
+def _declared(entry):
+    """A parsed domain entry back in the form a schema declares it."""
+    if hasattr(entry, "values"):
+        return list(entry.values)
+    return {"low": entry.low, "high": entry.high, "scale": getattr(entry, "scale", "linear")}
+
+
+def privbayes_widths(
+    widths: tuple[int, ...] = (10, 50, 100, 200), rows: int = 2000, epsilon: float = 1.0,
+    degree: int = 2,
+) -> pd.DataFrame:  # fmt: skip
+    """PrivBayes's fit time per table width (module doc), on :func:`wide_table` tables."""
+    from math import comb
+
+    from privmetrics.data.validation import InvalidInputError
+
+    out = []
+    for d in widths:
+        frame, schema = wide_table(d, rows)
+        pairs = d * sum(comb(d - 1, k) for k in range(1, degree + 1))
+        model = make_synthesiser("privbayes", seed=0, epsilon=epsilon, degree=degree)
+        start = time.perf_counter()
+        try:
+            model.fit(frame, schema)
+            note = ""
+        except InvalidInputError as refused:
+            note = f"refused: {refused}"
+        out.append({"columns": d, "rows": rows, "fit s": time.perf_counter() - start,
+                    "pairs per step (at most)": pairs, "note": note})  # fmt: skip
+    table = pd.DataFrame(out)
+    table.attrs["source"] = f"PrivBayes, epsilon {epsilon:g}, degree {degree}, generated Texas-like columns"
+    return table
+
+
+def format_widths(table: pd.DataFrame) -> str:
+    lines = [f"width sweep: {table.attrs.get('source', '')}",
+             f"{'columns':>7} {'rows':>6} {'fit s':>8} {'pairs/step':>11}  note"]  # fmt: skip
+    for r in table.itertuples(index=False):
+        lines.append(f"{r.columns:>7} {r.rows:>6} {r[2]:8.1f} {r[3]:>11,}  {r.note}")
+    return "\n".join(lines)
 
 
 def format_timing(table: pd.DataFrame) -> str:

@@ -28,7 +28,10 @@ cells whose expected cost (:data:`COST_SECONDS`) would exceed ``budget_minutes``
 
 ``adopt``: a cell that records no code (computed before fingerprints existed) and regenerates
 identically (or within tolerance) is thereby shown to come from the current code; its provenance
-(code fingerprint, cache key, table checksum) is then written into the store. :func:`record`
+(code fingerprint, cache key, table checksum) is then written into the store. So is a stale cell
+(made by other code) whose regenerated table has the stored checksum and whose scores agree: a
+change that leaves the tables as they were (a faster search that chooses the same) then costs a
+verification, not a recomputation, and the store says which code made its numbers. :func:`record`
 keeps a run's report with its date, commit and machine as JSON, and :func:`to_markdown` renders
 it for the book's reproduce page.
 """
@@ -172,7 +175,9 @@ def verify(
         largest = float(gap.max()) if len(gap) else 0.0
         same = int((new.reindex(mine.index) == mine).sum())
         unrecorded = not isinstance(cell.code, str)
-        if adopt and unrecorded and len(mine) and largest <= tolerance:
+        stale = not unrecorded and cell.code != code_fingerprint(cell.technique)
+        same_table = record["table_checksum"] == getattr(cell, "table_checksum", None)
+        if adopt and len(mine) and largest <= tolerance and (unrecorded or (stale and same_table)):
             fields = ("code", "cache_key", "generator", "table_checksum", "threads")
             store.set_provenance(key, {f: record[f] for f in fields})
         rows.append(

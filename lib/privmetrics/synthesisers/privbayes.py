@@ -37,9 +37,11 @@ With ``domain="data"`` the domain is read from the rows and none of this holds (
 from __future__ import annotations
 
 from itertools import combinations
+from math import comb
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from privmetrics.data.validation import InvalidInputError, check_count, check_positive
 from privmetrics.synthesisers.accounting import Ledger, check_epsilon
@@ -63,6 +65,26 @@ def mi_sensitivity(n: int, binary: bool) -> float:
     if binary:
         return np.log2(n) / n + (n - 1) / n * np.log2(n / (n - 1))
     return 2 / n * np.log2((n + 1) / 2) + (n - 1) / n * np.log2((n + 1) / (n - 1))
+
+
+# Network learning weighs, at each of its d - 1 steps, every (attribute, parent set) pair of the
+# unplaced attributes and the subsets of at most ``degree`` placed ones: up to
+# d * (C(d-1, 1) + ... + C(d-1, degree)) pairs per step, d - 1 steps. Above MAX_PAIRS per step the
+# fit is refused up front (it would take hours); from PROGRESS_COLUMNS columns a progress bar runs.
+MAX_PAIRS = 5e7
+PROGRESS_COLUMNS = 50
+
+
+def check_width(d: int, degree: int) -> None:
+    """Refuse a table too wide for the network search at this ``degree`` (comment above)."""
+    pairs = d * sum(comb(d - 1, k) for k in range(1, degree + 1))
+    if pairs > MAX_PAIRS:
+        widest = max(w for w in range(2, d) if w * sum(comb(w - 1, k) for k in range(1, degree + 1)) <= MAX_PAIRS)
+        raise InvalidInputError(
+            f"PrivBayes with degree {degree} on {d} columns would weigh up to {pairs:.2g} "
+            f"(attribute, parent set) pairs at each of its {d - 1} network steps (at most "
+            f"{MAX_PAIRS:.0e}): use at most {widest} columns at this degree, or a lower degree"
+        )
 
 
 def check_share(share: float) -> float:
@@ -116,24 +138,46 @@ class PrivBayes(Synthesiser):
         self.epsilon_spent_ = self.ledger_.epsilon
 
     def _learn_network(self, codes, cards, eps1, eps2, rng) -> list[tuple[int, tuple[int, ...]]]:
+        """Step 1 of the module doc. Candidates are listed in one fixed order (attribute, then
+        parent-set size, then ``combinations`` of the placed attributes), which the Gumbel draw
+        depends on; the theta-usefulness filter is one array comparison per step, and I(X; Pi),
+        which does not change between steps, is computed once per pair."""
         n, d = codes.shape
+        check_width(d, self.degree)
         max_cells = n * eps2 / (2 * d * self.theta)
         first = int(rng.integers(d))
         network, placed = [(first, ())], [first]
         self.ledger_.spend("network: first attribute (uniform, free)", 0.0)
         step_eps = eps1 / (d - 1) if d > 1 else 0.0
-        for _ in range(d - 1):
+        cards = np.asarray(cards)
+        information: dict[tuple[int, tuple[int, ...]], float] = {}
+        steps = tqdm(range(d - 1), desc=f"PrivBayes network ({d} columns)", leave=False,
+                     disable=d < PROGRESS_COLUMNS)  # fmt: skip
+        for _ in steps:
+            rest = np.array(sorted(set(range(d)) - set(placed)))
+            sizes = range(1, min(self.degree, len(placed)) + 1)
+            subsets = [np.array(list(combinations(placed, size)), dtype=np.int64) for size in sizes]
+            # per size: which parent sets keep each attribute's marginal theta-useful
+            useful = [
+                cards[rest, None].astype(float) * cards[sets].astype(float).prod(1)[None, :]
+                <= max_cells
+                for sets in subsets
+            ]
             candidates, scores, binary = [], [], []
-            for x in (j for j in range(d) if j not in placed):
-                for size in range(min(self.degree, len(placed)) + 1):
-                    for parents in combinations(placed, size):
-                        cells = cards[x] * np.prod(cards[list(parents)], dtype=float)
-                        if size and cells > max_cells:
-                            continue
-                        pcode, npar = self._parent_code(codes, cards, parents)
-                        candidates.append((x, parents))
-                        scores.append(mutual_information(codes[:, x], pcode, cards[x], npar))
-                        binary.append(cards[x] <= 2 or npar <= 2)
+            for i, x in enumerate(rest.tolist()):
+                pairs = [(x, ())] + [
+                    (x, tuple(sets[j].tolist()))
+                    for sets, ok in zip(subsets, useful, strict=True)
+                    for j in np.flatnonzero(ok[i])
+                ]
+                for pair in pairs:
+                    npar = int(np.prod(cards[list(pair[1])])) if pair[1] else 1
+                    if pair not in information:
+                        pcode, _ = self._parent_code(codes, cards, pair[1])
+                        information[pair] = mutual_information(codes[:, x], pcode, cards[x], npar)
+                    candidates.append(pair)
+                    scores.append(information[pair])
+                    binary.append(cards[x] <= 2 or npar <= 2)
             sens = np.where(binary, mi_sensitivity(n, True), mi_sensitivity(n, False))
             # exponential mechanism by the Gumbel-max trick
             utility = step_eps * np.asarray(scores) / (2 * sens)
