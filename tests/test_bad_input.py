@@ -20,13 +20,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from privmetrics.data.datasets import load_dataset
 from privmetrics.data.validation import InvalidInputError, OutlierWarning, UnseenCategoryWarning
 from privmetrics.metrics import compute, get_metric, select
 from privmetrics.synthesisers import SYNTHESISERS, make_synthesiser
+from privmetrics.synthesisers.missing import WithMissing
 
 ROWS = 40
 PROFILE = settings(
@@ -60,6 +61,8 @@ class Corruption:
     expect: str = "{column}"
     warning: type[Warning] | None = None
     pair_only: bool = False  # invalid only beside another table (a synthesiser takes it)
+    # valid, but a bare synthesiser refuses it with this word in the message (WithMissing takes it)
+    bare: str = ""
 
 
 def _set(frame, column, value, row=0):
@@ -128,6 +131,27 @@ CORRUPTIONS = [
         "negative values", lambda f, c, s, r: f.assign(**{c: -f[c] - 1}), False, "numerical"
     ),
     Corruption("two rows", lambda f, c, s, r: f.iloc[:2], False, "any"),
+    # pandas dtypes of users' tables (issue 29): valid for the metrics (privmetrics.data.dtypes)
+    Corruption(
+        "category dtype with an unused category",
+        lambda f, c, s, r: f.assign(**{c: pd.Categorical(f[c], categories=[*pd.unique(f[c]), "unused"])}),
+        False,
+        "categorical",
+        bare="category dtype",
+    ),
+    Corruption(
+        "dates",
+        lambda f, c, s, r: f.assign(**{c: pd.Timestamp("2001-01-01") + pd.to_timedelta(f[c], unit="min")}),
+        False,
+        "numerical",
+        bare="holds dates",
+    ),
+    Corruption(
+        "nullable integers",
+        lambda f, c, s, r: f.assign(**{c: pd.array(f[c].round(), dtype="Int64")}),
+        False,
+        "numerical",
+    ),
 ]
 
 
@@ -167,10 +191,13 @@ def check_outcome(run, corruption, column, minimum_rows: int, rows: int, side="s
             assert invalid, f"{corruption.name} on {column}: refused valid input: {exc}"
             word = corruption.expect.format(column=column) if corruption.invalid else "rows"
             assert word in str(exc), f"{corruption.name}: the message does not say {word!r}: {exc}"
+            event("outcome: refused with a clear error")
             return "refused"
     assert not invalid, f"{corruption.name} on {column}: a number for invalid input ({result})"
+    warned = any(issubclass(w.category, corruption.warning or Warning) for w in caught)
     if corruption.warning is not None and side == "synthetic":
-        assert any(issubclass(w.category, corruption.warning) for w in caught), corruption.name
+        assert warned, corruption.name
+    event("outcome: valid result" + (" with a warning" if warned and corruption.warning else ""))
     return result
 
 
@@ -227,6 +254,14 @@ def test_every_synthesiser_refuses_bad_tables_and_keeps_types(texas, name):
             return  # a warning is about a (real, synthetic) pair; a tiny table is the next test
         if corruption.pair_only:
             corruption = replace(corruption, invalid=False)
+        if corruption.bare:  # refused bare, naming the wrapper; the wrapper gives the dtype back
+            with pytest.raises(InvalidInputError, match=f"{corruption.bare}.*WithMissing"):
+                make_synthesiser(name, seed=0, **FAST.get(name, {})).fit(frame, schema)
+            wrapped = WithMissing(make_synthesiser(name, seed=0, **FAST.get(name, {})))
+            out = wrapped.fit_sample(frame, schema)
+            assert out[column].dtype.kind == frame[column].dtype.kind, column
+            event("outcome: refused bare with a clear error, valid result in WithMissing")
+            return
         synthesiser = make_synthesiser(name, seed=0, **FAST.get(name, {}))
         out = check_outcome(
             lambda: synthesiser.fit_sample(frame, schema),
@@ -248,37 +283,37 @@ def test_every_synthesiser_refuses_bad_tables_and_keeps_types(texas, name):
         check()
 
 
-@st.composite
-def corrupted_files(draw, texas):
-    """A CSV pair with one corruption of the file itself or of the command line."""
-    real, synthetic, schema = texas
-    kind = draw(
-        st.sampled_from(
-            [
-                "duplicate header",
-                "NA category",
-                "text in a number",
-                "missing column",
-                "empty file",
-                "not a table",
-                "no such file",
-                "out in a missing folder",
-                "unknown metric",
-                "sensitive not a column",
-                "unseen category",
-                "fine",
-            ]
-        )
-    )
-    column = draw(st.sampled_from(schema.categorical))
-    return kind, column
+FILE_CASES = [
+    "duplicate header",
+    "NA category",
+    "text in a number",
+    "missing column",
+    "empty file",
+    "not a table",
+    "no such file",
+    "out in a missing folder",
+    "unknown metric",
+    "sensitive not a column",
+    "unseen category",
+    "fine",
+    # files and schema files as users have them (issue 29)
+    "gzip csv",
+    "bz2 csv",
+    "zip csv",
+    "parquet with dates",
+    "spreadsheet",
+    "schema with a misspelt key",
+    "schema with a key that is sensitive",
+]
 
 
-@PROFILE
+@pytest.mark.parametrize("kind", FILE_CASES)
+@settings(PROFILE, max_examples=1)
 @given(case=st.data())
-def test_the_audit_command_answers_in_one_line(texas, case):
+def test_the_audit_command_answers_in_one_line(texas, kind, case):
+    """Every kind of file or command-line case, on a drawn categorical column."""
     real, synthetic, schema = texas
-    kind, column = case.draw(corrupted_files(texas))
+    column = case.draw(st.sampled_from(schema.categorical))
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         real_csv, synth_csv = folder / "real.csv", folder / "synth.csv"
@@ -286,7 +321,8 @@ def test_the_audit_command_answers_in_one_line(texas, case):
         synthetic.to_csv(synth_csv, index=False)
         args = ["audit", real_csv, synth_csv, "--sensitive", "ILLNESS_SEVERITY", "--metrics",
                 "CZeroCAP,DCR,HittingRate"]  # fmt: skip
-        ok = kind in ("NA category", "unseen category", "fine")
+        ok = kind in ("NA category", "unseen category", "fine", "gzip csv", "bz2 csv", "zip csv",
+                      "parquet with dates")  # fmt: skip
         if kind == "duplicate header":
             text = synth_csv.read_text().splitlines()
             text[0] = text[0].replace("RACE", "SEX_CODE")
@@ -317,9 +353,31 @@ def test_the_audit_command_answers_in_one_line(texas, case):
             args[4] = "DIAGNOSIS"
         elif kind == "unseen category":
             synthetic.assign(**{column: "never-seen"}).to_csv(synth_csv, index=False)
+        elif kind.endswith(" csv"):  # pandas reads the compression from the suffix
+            suffix = {"gzip csv": ".csv.gz", "bz2 csv": ".csv.bz2", "zip csv": ".zip"}[kind]
+            for i, frame in ((1, real), (2, synthetic)):
+                args[i] = folder / f"table{i}{suffix}"
+                frame.to_csv(args[i], index=False)
+        elif kind == "parquet with dates":
+            for i, frame in ((1, real), (2, synthetic)):
+                args[i] = folder / f"table{i}.parquet"
+                days = pd.to_timedelta(np.arange(len(frame)) % 400, unit="D")
+                frame.assign(ADMITTED=pd.Timestamp("2006-01-01") + days).to_parquet(args[i])
+        elif kind == "spreadsheet":
+            args[2] = folder / "synth.xlsx"
+            args[2].write_bytes(b"PK\x03\x04 not really a workbook")
+        elif kind.startswith("schema"):
+            text = schema.to_yaml()
+            if kind == "schema with a misspelt key":
+                text = text.replace("sensitive:", "sensitve:")
+            else:
+                text = text.replace("key:\n", f"key:\n- {schema.sensitive[0]}\n", 1)
+            (folder / "schema.yml").write_text(text)
+            args = args[:3] + ["--schema", folder / "schema.yml", "--metrics", "DCR"]
         proc = subprocess.run(
             [sys.executable, "-m", "privmetrics", *map(str, args)], capture_output=True, text=True
         )
+    event(f"outcome: {'valid result' if ok else 'refused with a clear error'}")
     if ok:
         assert proc.returncode == 0, f"{kind}: {proc.stderr}"
         assert "3 metrics in" in proc.stdout
