@@ -155,6 +155,18 @@ CORRUPTIONS = [
 ]
 
 
+def outcome(what: str, case: str) -> None:
+    """Count a generated case's outcome: a hypothesis event, and one JSON line in the file named by
+    ``PRIVMETRICS_OUTCOMES`` when set (how the counts by outcome are made for a report)."""
+    import json
+    import os
+
+    event(f"outcome: {what}")
+    if os.environ.get("PRIVMETRICS_OUTCOMES"):
+        with open(os.environ["PRIVMETRICS_OUTCOMES"], "a") as log:
+            log.write(json.dumps({"outcome": what, "case": case}) + "\n")
+
+
 def columns_for(corruption: Corruption, schema) -> list[str]:
     if corruption.columns == "numerical":
         return schema.numerical
@@ -191,13 +203,13 @@ def check_outcome(run, corruption, column, minimum_rows: int, rows: int, side="s
             assert invalid, f"{corruption.name} on {column}: refused valid input: {exc}"
             word = corruption.expect.format(column=column) if corruption.invalid else "rows"
             assert word in str(exc), f"{corruption.name}: the message does not say {word!r}: {exc}"
-            event("outcome: refused with a clear error")
+            outcome("refused with a clear error", corruption.name)
             return "refused"
     assert not invalid, f"{corruption.name} on {column}: a number for invalid input ({result})"
     warned = any(issubclass(w.category, corruption.warning or Warning) for w in caught)
     if corruption.warning is not None and side == "synthetic":
         assert warned, corruption.name
-    event("outcome: valid result" + (" with a warning" if warned and corruption.warning else ""))
+    outcome("valid result" + (" with a warning" if warned and corruption.warning else ""), corruption.name)
     return result
 
 
@@ -217,7 +229,7 @@ def test_every_metric_refuses_bad_pairs_and_scores_odd_ones(texas, name, corrupt
     def check(case):
         _, column, side, real, synthetic, schema = case
         rows = min(len(real), len(synthetic))
-        outcome = check_outcome(
+        result = check_outcome(
             # the refusal path: with the default missing="indicator" a gap is scored (test_missing)
             lambda: compute(name, real, synthetic, schema, missing="refuse"),
             corruption,
@@ -226,8 +238,8 @@ def test_every_metric_refuses_bad_pairs_and_scores_odd_ones(texas, name, corrupt
             rows,
             side,
         )
-        if outcome != "refused":
-            assert 0.0 <= outcome <= 1.0 and math.isfinite(outcome)
+        if result != "refused":
+            assert 0.0 <= result <= 1.0 and math.isfinite(result)
 
     check()
 
@@ -242,10 +254,17 @@ FAST = {
 }
 
 
+BARE = [c for c in CORRUPTIONS if c.bare]
+
+
+@pytest.mark.parametrize("corruption", [None, *BARE], ids=lambda c: c.name if c else "drawn")
 @pytest.mark.parametrize("name", sorted(SYNTHESISERS))
-def test_every_synthesiser_refuses_bad_tables_and_keeps_types(texas, name):
-    @settings(PROFILE, max_examples=6 if name in ("ctgan", "tvae") else 10)
-    @given(case=corrupted_pairs(texas))
+def test_every_synthesiser_refuses_bad_tables_and_keeps_types(texas, name, corruption):
+    """Drawn corruptions, and every dtype that a bare technique refuses (one draw each)."""
+    examples = 6 if name in ("ctgan", "tvae") else 10
+
+    @settings(PROFILE, max_examples=examples if corruption is None else 1)
+    @given(case=corrupted_pairs(texas, corruption))
     def check(case):
         corruption, column, side, real, synthetic, schema = case
         schema = replace(schema, domain={})
@@ -260,7 +279,7 @@ def test_every_synthesiser_refuses_bad_tables_and_keeps_types(texas, name):
             wrapped = WithMissing(make_synthesiser(name, seed=0, **FAST.get(name, {})))
             out = wrapped.fit_sample(frame, schema)
             assert out[column].dtype.kind == frame[column].dtype.kind, column
-            event("outcome: refused bare with a clear error, valid result in WithMissing")
+            outcome("refused bare with a clear error, valid result in WithMissing", corruption.name)
             return
         synthesiser = make_synthesiser(name, seed=0, **FAST.get(name, {}))
         out = check_outcome(
@@ -377,7 +396,7 @@ def test_the_audit_command_answers_in_one_line(texas, kind, case):
         proc = subprocess.run(
             [sys.executable, "-m", "privmetrics", *map(str, args)], capture_output=True, text=True
         )
-    event(f"outcome: {'valid result' if ok else 'refused with a clear error'}")
+    outcome("valid result" if ok else "refused with a clear error", f"file: {kind}")
     if ok:
         assert proc.returncode == 0, f"{kind}: {proc.stderr}"
         assert "3 metrics in" in proc.stdout
