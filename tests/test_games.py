@@ -118,6 +118,10 @@ def test_a_membership_game_stored_without_ingredients_is_played_again(tmp_path):
                         progress=False)  # fmt: skip
     assert len(again) == 2 and again.ingredients.notna().all() and (again.seconds >= 0).all()
     assert again.scores.tolist() == first.scores.tolist()  # seeded: the same game again
+    with sqlite3.connect(path) as conn:  # as a game of an older version of the attack
+        conn.execute("UPDATE games SET attack = 1")
+    assert G.GameStore(path).done(G.game_settings("smoke")) == set()
+    assert G.GameStore(path).games().empty  # not shown either
 
 
 def stored_game(config, target, scores, truth, distance, hit=None, klass=None):

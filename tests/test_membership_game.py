@@ -69,20 +69,29 @@ def test_a_data_independent_release_gives_the_attacker_nothing(population):
 
 
 @pytest.mark.slow
-def test_random_targets_learn_nothing_from_algorithm_22(population):
-    """The paper's Random takes each column's range from the data, so an outlier moves its noise
-    scale (the vulnerable targets see that); for typical rows it is at chance."""
-    row = measure(
-        summarise(games(population, "random", {}, kinds=("random",)), draws=200), "random"
-    )
-    assert row.low <= 0.5 <= row.high
+def test_algorithm_22_gives_away_a_member_whose_category_is_its_own(population):
+    """The paper's Random is no data-independent floor: it draws each categorical value from the
+    training table's own category set (plus invented ones), so a target whose value no other row
+    has shows up by that value. (A release that ignores the rows, Uniform, stays at chance above;
+    the forest, weighing every feature, also finds weaker traces of typical rows.)"""
+    frame, schema, targets = population
+    frame = frame.copy()
+    target = int(targets["random"][0])
+    frame.loc[frame.index[target], "PAT_STATE"] = "only the target"
+    results = [play(frame, schema, "random", {}, target, "random", **SIZES)]
+    row = measure(summarise(results, draws=200), "random")
+    assert row.value >= 0.8 and row.low > 0.5, row
 
 
 @pytest.mark.slow
 def test_a_leaky_evaluation_fails_the_chance_check(population):
-    """Judged on its own shadow releases the forest 'wins' even against Algorithm 22 on typical
-    rows: the check above would fail, which is what makes it a check."""
-    leaky = summarise(games(population, "random", {}, kinds=("random",), leaky=True), draws=200)
+    """Judged on its own shadow releases the forest 'wins' even against Uniform, which ignores
+    the rows: the chance check above would fail, which is what makes it a check."""
+    frame, schema, _ = population
+    domains = {c: (d.low, d.high) if c in schema.numerical else list(d.values)
+               for c, d in schema.domain.items()}  # fmt: skip
+    leaky = summarise(games(population, "uniform", {"domains": domains}, kinds=("random",),
+                            leaky=True), draws=200)  # fmt: skip
     assert not measure(leaky, "random").low <= 0.5
 
 
@@ -129,3 +138,25 @@ def test_a_game_keeps_the_ingredients_of_every_evaluation_release(population):
     np.testing.assert_array_equal(result.ingredients["hit"], inside.astype(float))
     assert (result.ingredients["distance"][inside] == 0).all()
     assert (result.ingredients["distance"][~inside] > 0).all()
+
+
+@pytest.mark.slow
+def test_real_is_caught_at_the_profiles_own_game_scale():
+    """The games of the quick profile (10 shadow releases, 6 fresh ones) must catch Real: with
+    sqrt(p) features per split the forest missed it (AUC about 0.5 on Texas and flchain), so no
+    metric could be judged against the attack."""
+    from privmetrics.experiments.games import choose_targets
+    from privmetrics.experiments.profiles import get_profile
+
+    sizes = get_profile("quick")
+    frame, schema = load_dataset("flchain", n=sizes.game_population, seed=0)
+    targets = choose_targets(frame, schema, 2, seed=0)
+    results = [
+        play(frame, schema, "real", {}, t, kind, train_rows=sizes.game_train_rows,
+             shadow=sizes.game_shadow, releases=sizes.game_releases)  # fmt: skip
+        for kind, positions in targets.items()
+        for t in positions
+    ]
+    summary = summarise(results, draws=200)
+    for kind in ("random", "vulnerable"):
+        assert measure(summary, kind).value >= 0.9 and measure(summary, kind).low > 0.5, summary

@@ -37,6 +37,7 @@ from privmetrics.synthesisers import make_synthesiser
 from privmetrics.threads import limited
 
 BINS = 10  # reference deciles for a numerical sensitive attribute
+VERSION = 1  # stored with every game (experiments.games); games stored without one are version 1
 
 
 @dataclass

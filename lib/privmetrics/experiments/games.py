@@ -23,8 +23,8 @@ attack's AUC across configurations, with a bootstrap interval over configuration
   measure where the attack itself is not shown to work: its interval on Real (the release that is
   its training table, the worst case) must lie wholly above chance (an AUC of 0.5, an advantage of
   0). A rank correlation with an attack that measures noise decides nothing. (Random is no safe
-  floor here: Algorithm 22 keeps each value near its original, and the games find that it leaks
-  the membership of outlying targets.)
+  floor here: Algorithm 22 draws each column from the training table's own observed values and
+  category set, so a target with a value of its own shows up in the release; a test shows it.)
 
 The sizes come from the profile itself and the games live in its own store: the paper profile's
 games (larger training tables, the paper's synthesiser settings) ship in ``results/paper.sqlite``
@@ -47,7 +47,9 @@ from joblib import delayed
 from scipy.stats import rankdata
 from tqdm import tqdm
 
+from privmetrics.attacks.attribute_game import VERSION as attribute_version
 from privmetrics.attacks.attribute_game import AttributeResult, play_attribute, summarise_attribute
+from privmetrics.attacks.membership_game import VERSION as membership_version
 from privmetrics.attacks.membership_game import GameResult, play, summarise, vulnerable_targets
 from privmetrics.data.datasets import load_dataset
 from privmetrics.experiments.analysis import at_least
@@ -62,7 +64,7 @@ CREATE TABLE IF NOT EXISTS {table} (
     population INTEGER NOT NULL, train_rows INTEGER NOT NULL, shadow INTEGER NOT NULL,
     releases INTEGER NOT NULL, seed INTEGER NOT NULL, technique TEXT NOT NULL,
     params TEXT NOT NULL, scores TEXT NOT NULL, truth TEXT NOT NULL, seconds REAL NOT NULL,
-    code TEXT NOT NULL, finished TEXT NOT NULL, ingredients TEXT,
+    code TEXT NOT NULL, finished TEXT NOT NULL, ingredients TEXT, attack INTEGER,
     PRIMARY KEY (dataset, config, kind, target, population, train_rows, shadow, releases, seed)
 );
 """
@@ -73,6 +75,8 @@ SETTINGS = ("population", "train_rows", "shadow", "releases", "seed")
 # quantities of the metrics (membership_game.FeatureMaker.ingredients). A membership game stored
 # before they were kept counts as missing and is played again.
 TABLES = {"membership": "games", "attribute": "attribute_games"}
+# the version of each attack, stored with every game: games of another version count as missing
+ATTACK_VERSIONS = {"membership": membership_version, "attribute": attribute_version}
 TRACKS, DOES_NOT, CANNOT_TELL = "tracks the attack", "does not track it", "cannot tell at this scale"
 
 
@@ -88,12 +92,15 @@ class GameStore:
         with sqlite3.connect(self.path, timeout=60) as conn:
             conn.executescript(GAMES.format(table=self.table))
             columns = {row[1] for row in conn.execute(f"PRAGMA table_info({self.table})")}
-            if "ingredients" not in columns:  # a store from before the column
-                conn.execute(f"ALTER TABLE {self.table} ADD COLUMN ingredients TEXT")
+            for column, kind in (("ingredients", "TEXT"), ("attack", "INTEGER")):
+                if column not in columns:  # a store from before the column
+                    conn.execute(f"ALTER TABLE {self.table} ADD COLUMN {column} {kind}")
 
     def done(self, settings: dict) -> set[tuple[str, str, str, int]]:
         """(dataset, config, kind, target) of the games finished with these ``settings``."""
         where = " AND ".join(f"{k} = ?" for k in SETTINGS)
+        version = ATTACK_VERSIONS[self.game]
+        where += f" AND COALESCE(attack, 1) = {int(version)}"  # stored without one: version 1
         if self.game == "membership":
             where += " AND ingredients IS NOT NULL"
         with sqlite3.connect(self.path, timeout=60) as conn:
@@ -117,7 +124,10 @@ class GameStore:
         if settings is not None:
             for k in SETTINGS:
                 frame = frame[frame[k] == settings[k]]
-        return frame.reset_index(drop=True)
+        current = frame.attack.fillna(1) == ATTACK_VERSIONS[self.game]  # as done() counts them
+        if self.game == "membership":
+            current &= frame.ingredients.notna()
+        return frame[current].reset_index(drop=True)
 
 
 def game_settings(profile: str) -> dict:
@@ -165,6 +175,7 @@ def _one_game(game, dataset, config, params, kind, target, population, schema, s
         "scores": json.dumps(scores), "truth": json.dumps(truth),
         "seconds": time.perf_counter() - start, "code": code_fingerprint(config.technique),
         "finished": datetime.now(UTC).isoformat(timespec="seconds"), "ingredients": ingredients,
+        "attack": ATTACK_VERSIONS[game],
     }  # fmt: skip
 
 
