@@ -71,6 +71,12 @@ def test_games_resume_and_are_keyed_by_their_settings(tmp_path, monkeypatch):
     again = G.run_games("smoke", datasets=["texas"], techniques=("real", "random"), store=store,
                         n_jobs=1, progress=False)  # fmt: skip
     pd.testing.assert_frame_equal(first, again)
+    # a game of a target that is no longer chosen (an older choice) is kept but not shown
+    stray = first.iloc[0].to_dict() | {"target": 10_000}
+    store.add({k: v for k, v in stray.items()})
+    assert len(store.games()) == 5
+    pd.testing.assert_frame_equal(first, G.run_games("smoke", datasets=["texas"],
+        techniques=("real", "random"), store=store, n_jobs=1, progress=False))  # fmt: skip
     # other settings are other games: nothing of the first run is taken for them
     other = dict(G.game_settings("smoke"), shadow=99)
     assert store.done(other) == set()

@@ -124,7 +124,7 @@ class GameStore:
         if settings is not None:
             for k in SETTINGS:
                 frame = frame[frame[k] == settings[k]]
-        current = frame.attack.fillna(1) == ATTACK_VERSIONS[self.game]  # as done() counts them
+        current = pd.to_numeric(frame.attack).fillna(1) == ATTACK_VERSIONS[self.game]  # as done() does
         if self.game == "membership":
             current &= frame.ingredients.notna()
         return frame[current].reset_index(drop=True)
@@ -198,9 +198,11 @@ def run_games(
     done = store.done(settings)
     datasets = list(datasets or sizes.datasets)
     rounds: dict[int, list] = {}
+    chosen = set()  # (dataset, kind, target): games of other targets (an older choice) are not shown
     for dataset in datasets:
         population, schema = load_dataset(dataset, n=settings["population"], seed=sizes.seed)
         targets = choose_targets(population, schema, sizes.game_targets, sizes.seed)
+        chosen |= {(dataset, kind, t) for kind, positions in targets.items() for t in positions}
         for config in paper_configurations(techniques or sizes.game_techniques):
             params = {**sizes.params_for(config.technique), **config.synthesiser_params()}
             for kind, positions in targets.items():
@@ -219,7 +221,8 @@ def run_games(
                         disable=not progress):  # fmt: skip
             store.add(row)  # each game kept as it finishes: an interruption loses only those running
     games = store.games(settings)
-    return games[games.dataset.isin(datasets)].reset_index(drop=True)
+    keep = [(d, k, int(t)) in chosen for d, k, t in zip(games.dataset, games.kind, games.target, strict=True)]
+    return games[keep].reset_index(drop=True)
 
 
 def missing_note(profile: str, store: GameStore, tasks: list) -> str:
