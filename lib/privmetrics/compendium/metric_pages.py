@@ -180,6 +180,15 @@ def _errata_for(name: str) -> list[str]:
     return out
 
 
+def typeset(formula: str) -> str:
+    """A formula of ``formulas.yml`` for display: each of its lines centred on a line of its own
+    (``gathered``), so that no formula runs past the page's width."""
+    lines = [line.strip() for line in formula.strip().splitlines() if line.strip()]
+    if len(lines) == 1:
+        return lines[0]
+    return "\\begin{gathered}\n" + " \\\\\n".join(lines) + "\n\\end{gathered}"
+
+
 def page(name: str, position: int) -> str:
     """The page of metric ``name`` (module doc); ``position`` numbers it in the catalogue."""
     spec = REGISTRY[name]
@@ -197,7 +206,7 @@ def page(name: str, position: int) -> str:
         "## Formula",
         "",
         "$$",
-        entry["formula"].strip(),
+        typeset(entry["formula"]),
         "$$",
         "",
         "Every score points the same way: 0 = private, 1 = no privacy (a copy of the data scores "
