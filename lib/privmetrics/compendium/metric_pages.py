@@ -26,10 +26,10 @@ import pandas as pd
 import yaml
 
 from privmetrics.compendium.examples import five_row_example
-from privmetrics.geometry.encoding import column_frequencies
 from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import REGISTRY, VARIANTS
 from privmetrics.metrics.reconstruction import _key_and_secret_codes
+from privmetrics.metrics.reidentification import _frequencies
 from privmetrics.prose import markdown
 
 SPACES = {
@@ -89,15 +89,12 @@ def neighbour_tables(pair: Pair) -> list[str]:
     """Every nearest-neighbour search the metric ran on ``pair``, as a sentence and a table."""
     out = []
     for (query, index, space), (distances, positions) in pair._knn.items():
-        within = query == index
         k = distances.shape[1]
         frame = pd.DataFrame({"row": np.arange(len(distances))})
-        for j in range(min(k, 2)):
-            nth = "nearest" if j == 0 else "2nd nearest"
+        for j, nth in enumerate(["nearest", "2nd nearest"][:k]):
             frame[f"{nth} {index} row"] = positions[:, j]
-            frame["distance to it"] = distances[:, j]
-        frame.columns = _unique(frame.columns)
-        other = " other" if within else ""
+            frame[f"distance to the {nth}"] = distances[:, j]
+        other = " other" if query == index else ""
         out.append(
             f"From each {query} row to its nearest{other} {index} row"
             + (" (and the next)" if k > 1 else "")
@@ -107,24 +104,14 @@ def neighbour_tables(pair: Pair) -> list[str]:
     return out
 
 
-def _unique(names) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for n in names:
-        seen[n] = seen.get(n, 0) + 1
-        out.append(n if seen[n] == 1 else f"{n} ({seen[n]})")
-    return out
-
-
 def frequency_tables(pair: Pair, n_bins: int = 10) -> list[str]:
-    """Per column, the real and synthetic frequencies that the column-wise tests compare."""
-    rows = []
-    for col in pair.schema.names:
-        f_y, f_z = column_frequencies(
-            pair.real[col], pair.synthetic[col], col in pair.schema.numerical, n_bins
-        )
-        rows.append({"column": col, "bins": len(f_y), "f_Y": " ".join(f"{v:.1f}" for v in f_y),
-                     "f_Z": " ".join(f"{v:.1f}" for v in f_z)})  # fmt: skip
+    """Per column, the real and synthetic frequencies that the column-wise tests compare (the
+    metrics' own :func:`~privmetrics.metrics.reidentification._frequencies`)."""
+    rows = [
+        {"column": col, "bins": len(f_y), "f_Y": " ".join(f"{v:.1f}" for v in f_y),
+         "f_Z": " ".join(f"{v:.1f}" for v in f_z)}
+        for col, (f_y, f_z) in zip(pair.schema.names, _frequencies(pair, n_bins), strict=True)
+    ]  # fmt: skip
     return [
         "The frequencies each column is compared on (numbers in equal-width bins over the real "
         "range, empty bins included):\n\n" + md_table(pd.DataFrame(rows), index=False)

@@ -179,9 +179,7 @@ def stage_unexecuted(target: Path) -> Path:
     from privmetrics.experiments.verify import to_markdown
 
     (generated / "verify.md").write_text(to_markdown(verify_record()))
-    write_sources_page(generated)
-    write_metric_pages(generated)
-    write_commands_page(generated)
+    write_generated_pages(generated)
     return target
 
 
@@ -274,9 +272,7 @@ def main(argv: list[str] | None = None) -> None:
             TimingReport.load(json_path).to_markdown() if json_path.exists() else NO_REPORT
         )
     write_verify_page()
-    write_sources_page()
-    write_metric_pages()
-    write_commands_page()
+    write_generated_pages()
     if args.edition == "student":
         staged = stage_student(checkout_root() / "_build" / "student-sources")
         built = build_book(staged).parent
@@ -293,6 +289,14 @@ def main(argv: list[str] | None = None) -> None:
 def verify_record() -> Path:
     """The shipped record of the last ``make verify`` on the paper store."""
     return checkout_root() / "results" / "verify-paper.json"
+
+
+def write_generated_pages(generated: Path | None = None) -> None:
+    """The pages written from the library rather than run as notebooks: the reviewer's map, one
+    page per metric, and the commands with their costs (both editions and the offline test)."""
+    write_sources_page(generated)
+    write_metric_pages(generated)
+    write_commands_page(generated)
 
 
 def write_commands_page(generated: Path | None = None) -> None:
