@@ -141,22 +141,32 @@ def test_a_game_keeps_the_ingredients_of_every_evaluation_release(population):
 
 
 @pytest.mark.slow
-def test_real_is_caught_at_the_profiles_own_game_scale():
-    """The games of the quick profile (10 shadow releases, 6 fresh ones) must catch Real: with
-    sqrt(p) features per split the forest missed it (AUC about 0.5 on Texas and flchain), so no
-    metric could be judged against the attack."""
+@pytest.mark.parametrize("profile", ["quick", "paper"])
+@pytest.mark.parametrize("dataset", ["texas", "flchain", "randhie"])
+def test_real_is_caught_at_the_profiles_own_game_scale(profile, dataset):
+    """The games of each profile (its population, training rows, 10 shadow releases, 6 fresh
+    ones) must catch Real, the release that is its training table, on the profile's first two
+    targets of each kind. Every vulnerable target scores an AUC of 1, and so does nearly every
+    random one without an exact copy in the population. A target with copies is exempt: a release
+    without it can hold its twin. Version 2 of the attack (every column's whole histogram among the
+    features, bootstrapped trees) failed this on Texas and flchain: it followed histogram bins that
+    separated the ten shadow releases by chance."""
     from privmetrics.experiments.games import choose_targets
     from privmetrics.experiments.profiles import get_profile
 
-    sizes = get_profile("quick")
-    frame, schema = load_dataset("flchain", n=sizes.game_population, seed=0)
-    targets = choose_targets(frame, schema, 2, seed=0)
-    results = [
-        play(frame, schema, "real", {}, t, kind, train_rows=sizes.game_train_rows,
-             shadow=sizes.game_shadow, releases=sizes.game_releases)  # fmt: skip
-        for kind, positions in targets.items()
-        for t in positions
-    ]
+    sizes = get_profile(profile)
+    frame, schema = load_dataset(dataset, n=sizes.game_population, seed=0)
+    coded = frame.astype(str)
+    results = []
+    for kind, positions in choose_targets(frame, schema, 2, seed=0).items():
+        for t in positions:
+            result = play(frame, schema, "real", {}, t, kind, train_rows=sizes.game_train_rows,
+                          shadow=sizes.game_shadow, releases=sizes.game_releases)  # fmt: skip
+            results.append(result)
+            unique = coded.eq(coded.iloc[t]).all(1).sum() == 1
+            if kind == "vulnerable":
+                assert result.auc == 1.0, (kind, t, result.scores)
+            elif unique:
+                assert result.auc >= 0.75, (kind, t, result.scores)
     summary = summarise(results, draws=200)
-    for kind in ("random", "vulnerable"):
-        assert measure(summary, kind).value >= 0.9 and measure(summary, kind).low > 0.5, summary
+    assert measure(summary, "vulnerable").low > 0.5, summary
