@@ -44,6 +44,40 @@ def test_a_metric_that_ranks_like_the_attack_tracks_it_and_its_mirror_does_not()
     assert table.rho.iloc[0] == pytest.approx(1.0) and table.verdict.iloc[0] == G.CANNOT_TELL
 
 
+def test_an_attack_that_is_mostly_noise_gives_no_verdict():
+    """The same point values, once with the attack's bootstrap draws tight around them and once
+    spread over most of [0, 1] as six releases per target leave them. Against the precise attack a
+    metric that ranks the configurations the other way does not track it; against the noisy one
+    (Real still caught in every draw) no metric gets a verdict, since two bootstrap draws of the
+    attack disagree on the order; and a metric that ranks exactly as the attack keeps its rho of 1
+    either way."""
+    auc = [0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.52, 1.0]
+    metrics = {"mirror": [-a for a in auc], "same": auc}
+    rng = np.random.default_rng(0)
+    tables = {}
+    for spread in (0.01, 0.4):
+        attacks, results = attacks_and_results(metrics, auc)
+        attacks["draws"] = [np.clip(a + rng.normal(0, spread, 500), 0, 1) for a in auc]
+        attacks.at[len(auc) - 1, "draws"] = np.ones(500)  # Real: its games separate in every draw
+        tables[spread] = G.predictiveness(attacks, results).set_index("metric")
+        assert tables[spread].loc["same", "rho"] == pytest.approx(1.0)
+        assert tables[spread]["attack works on Real"].all()
+    assert tables[0.01]["attack reliability"].min() > 0.95
+    assert tables[0.01].verdict.to_dict() == {"mirror": G.DOES_NOT, "same": G.TRACKS}
+    assert tables[0.4]["attack reliability"].max() < 0.8
+    assert (tables[0.4].verdict == G.CANNOT_TELL).all()
+    said = G.findings(tables[0.4].reset_index(), final=["same"])
+    assert "does not rank the configurations reproducibly" in said
+
+
+def test_the_reliability_of_pure_noise_is_about_one_half():
+    """The docstring's calibration: bootstrap draws around values that are themselves noise."""
+    rng = np.random.default_rng(1)
+    observed = rng.uniform(0.3, 0.7, 12)
+    draws = observed + rng.normal(0, observed.std(), (1000, 12))
+    assert 0.35 < G.reliability(draws) < 0.65
+
+
 def test_the_verdict_rule_at_its_boundaries():
     # one adjacent swap in four points: rho is exactly 0.8, which scipy returns as 0.7999999999999999
     rho = float(G._spearman_rows(np.array([[1.0, 2, 4, 3]]), np.array([[1.0, 2, 3, 4]]))[0])

@@ -131,7 +131,8 @@ def _measure(right: list[np.ndarray], base: np.ndarray, picks, inner) -> tuple[f
 
 def summarise_attribute(results: list[AttributeResult], draws: int = 500, seed: int = 0) -> pd.DataFrame:
     """Per target kind: the release's accuracy, the baseline's and the advantage, pooled over
-    targets, each with a 95% bootstrap interval (targets resampled, then releases within each)."""
+    targets, each with a 95% bootstrap interval (targets resampled, then releases within each)
+    and its bootstrap values (``draws``)."""
     rng = np.random.default_rng(seed)
     rows = []
     for kind in sorted({r.kind for r in results}):
@@ -146,8 +147,10 @@ def summarise_attribute(results: list[AttributeResult], draws: int = 500, seed: 
             picks = rng.integers(len(part), size=len(part))
             inner = [rng.integers(len(right[i]), size=len(right[i])) for i in picks]
             boot.append(_measure(right, base, picks, inner))
-        low, high = np.percentile(np.array(boot), [2.5, 97.5], axis=0)
+        boot = np.array(boot)
+        low, high = np.percentile(boot, [2.5, 97.5], axis=0)
         for j, name in enumerate(("accuracy", "baseline accuracy", "advantage")):
             rows.append({"targets": kind, "measure": name, "value": float(point[j]),
-                         "low": float(low[j]), "high": float(high[j]), "n targets": len(part)})  # fmt: skip
+                         "low": float(low[j]), "high": float(high[j]), "n targets": len(part),
+                         "draws": boot[:, j]})  # fmt: skip
     return pd.DataFrame(rows)

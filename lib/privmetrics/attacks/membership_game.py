@@ -262,7 +262,8 @@ def tpr_at(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> float:
 
 def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.DataFrame:
     """Per target kind: AUC, advantage and TPR at FPR 0.1 pooled over targets, each with a 95%
-    bootstrap interval (targets resampled, then releases within each target)."""
+    bootstrap interval (targets resampled, then releases within each target) and its bootstrap
+    values (``draws``, NaN where a draw held one class only)."""
     rng = np.random.default_rng(seed)
     rows = []
     for kind in sorted({r.kind for r in results}):
@@ -285,8 +286,9 @@ def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.
                 pick = rng.integers(len(g.truth), size=len(g.truth))
                 games.append(GameResult(g.target, kind, g.scores[pick], g.truth[pick]))
             boot.append(measure(games))
-        low, high = np.nanpercentile(np.array(boot, dtype=float), [2.5, 97.5], axis=0)
+        boot = np.array(boot, dtype=float)
+        low, high = np.nanpercentile(boot, [2.5, 97.5], axis=0)
         for j, name in enumerate(("AUC", "advantage", "TPR at FPR 0.1")):
-            rows.append({"targets": kind, "measure": name, "value": point[j],
-                         "low": low[j], "high": high[j], "n targets": len(part)})  # fmt: skip
+            rows.append({"targets": kind, "measure": name, "value": point[j], "low": low[j],
+                         "high": high[j], "n targets": len(part), "draws": boot[:, j]})  # fmt: skip
     return pd.DataFrame(rows)

@@ -14,7 +14,10 @@ game setting; an interrupted run recomputes nothing that finished (:func:`run_ga
 accuracy and the advantage; each with a bootstrap interval over targets and releases).
 :func:`predictiveness` then asks, per dataset, target kind and measure, whether the measure ranks
 the configurations as the attack does: Spearman's rho between the measure's mean score and the
-attack's AUC across configurations, with a bootstrap interval over configurations, and a verdict:
+attack's AUC across configurations, with a bootstrap interval that resamples the configurations
+and, in each draw, takes each configuration's attack value from a bootstrap draw of its own games
+(so that an attack whose values are mostly noise gives a wide interval, not a confident "does not
+track"), and a verdict:
 
 * **tracks the attack**: rho >= 0.8 (up to rounding, :func:`~.analysis.at_least`) and the
   interval's lower end above 0;
@@ -22,7 +25,10 @@ attack's AUC across configurations, with a bootstrap interval over configuration
 * **cannot tell at this scale**: anything else, including a constant measure or attack, and every
   measure where the attack itself is not shown to work: its interval on Real (the release that is
   its training table, the worst case) must lie wholly above chance (an AUC of 0.5, an advantage of
-  0). A rank correlation with an attack that measures noise decides nothing. (Random is no safe
+  0). A rank correlation with an attack that measures noise decides nothing; and so every
+  measure where the attack does not rank the configurations reproducibly: its
+  :func:`reliability` (how two bootstrap draws of its values agree in rank) must be at least 0.8,
+  the bar a measure must clear to track it. (Random is no safe
   floor here: Algorithm 22 draws each column from the training table's own observed values and
   category set, so a target with a value of its own shows up in the release; a test shows it.)
 
@@ -260,8 +266,9 @@ def attack_table(
     games: pd.DataFrame, draws: int = 500, seed: int = 0, game: str = "membership"
 ) -> pd.DataFrame:
     """Per (dataset, config, kind, measure): the pooled value with its 95% interval (membership:
-    AUC, advantage, TPR at FPR 0.1; attribute: accuracy, baseline accuracy, advantage)."""
-    columns = ["dataset", "config", "kind", "measure", "value", "low", "high", "n targets"]
+    AUC, advantage, TPR at FPR 0.1; attribute: accuracy, baseline accuracy, advantage) and the
+    bootstrap values behind it (``draws``, which :func:`predictiveness` carries into rho)."""
+    columns = ["dataset", "config", "kind", "measure", "value", "low", "high", "n targets", "draws"]
     if games.empty:
         return pd.DataFrame(columns=columns)
     frames = []
@@ -296,6 +303,25 @@ def verdict(rho: float, low: float, high: float) -> str:
     return CANNOT_TELL
 
 
+def _attack_draws(bounds: pd.DataFrame) -> np.ndarray:
+    """(bootstrap draws, configurations): the attack's value in each bootstrap draw of each
+    configuration's games (``bounds.draws``), or its point value twice when the table has none."""
+    if "draws" not in bounds or bounds.draws.isna().any():
+        return np.tile(bounds.value.to_numpy(float), (2, 1))
+    return np.stack([np.asarray(d, dtype=float) for d in bounds.draws], axis=1)
+
+
+def reliability(noise: np.ndarray) -> float:
+    """How reproducibly the attack ranks the configurations: the median Spearman rho between two
+    independent bootstrap draws of its values (:func:`_attack_draws`, first half of the draws
+    against the second). Lenient: an attack of pure noise still scores about 0.5, since both
+    draws lean towards the same observed values; an attack that ranks by its own noise cannot be
+    tracked, or not tracked, at 0.8."""
+    half = len(noise) // 2
+    rho = _spearman_rows(noise[:half], noise[half : 2 * half])
+    return float(np.nanmedian(rho)) if np.isfinite(rho).any() else np.nan
+
+
 def predictiveness(
     attacks: pd.DataFrame,
     results: pd.DataFrame,
@@ -304,7 +330,7 @@ def predictiveness(
     seed: int = 0,
 ) -> pd.DataFrame:
     """Per (dataset, kind, metric): rho between the metric's mean score and the attack's
-    ``measure`` across configurations, its bootstrap interval over configurations, whether the
+    ``measure`` across configurations, its bootstrap interval (module doc), whether the
     attack is shown to work on Real, and the verdict (module doc). ``results`` is the grid's tidy results (dataset, config, metric, score)."""
     means = results.groupby(["dataset", "config", "metric"]).score.mean().unstack("metric")
     rows = []
@@ -315,7 +341,11 @@ def predictiveness(
         bounds = part.set_index("config")
         attack = bounds.value
         chance = 0.5 if measure == "AUC" else 0.0
-        informative = "Real" in bounds.index and bounds.low["Real"] > chance
+        stacked = _attack_draws(bounds)
+        steady = reliability(stacked)
+        works = "Real" in bounds.index and bounds.low["Real"] > chance
+        informative = works and at_least(steady, 0.8)
+        noise = stacked[np.arange(draws) % len(stacked)]
         scores = means.loc[dataset].reindex(attack.index)
         for metric in scores.columns:
             x = scores[metric].to_numpy(float)
@@ -324,14 +354,15 @@ def predictiveness(
             if len(x) < 4:
                 continue
             rho = float(_spearman_rows(x[None], y[None])[0])
-            # configurations resampled with replacement; the same draws for every metric
+            # configurations resampled with replacement (the same draws for every metric), each
+            # with the attack's value in the same bootstrap draw of its own games
             sample = np.random.default_rng(seed).integers(len(x), size=(draws, len(x)))
-            boot = _spearman_rows(x[sample], y[sample])
+            boot = _spearman_rows(x[sample], np.take_along_axis(noise[:, keep], sample, 1))
             low, high = (np.nanpercentile(boot, [2.5, 97.5]) if np.isfinite(boot).any()
                          else (np.nan, np.nan))  # fmt: skip
             rows.append({"dataset": dataset, "kind": kind, "metric": metric, "rho": rho,
                          "low": float(low), "high": float(high), "configurations": len(x),
-                         "attack works on Real": informative,
+                         "attack works on Real": works, "attack reliability": steady,
                          "verdict": verdict(rho, low, high) if informative else CANNOT_TELL})  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -427,6 +458,15 @@ def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("A
                 f"- **{dataset}, {kind} targets**: the attack is not shown to work even on Real "
                 "(its interval there reaches chance), so no measure can be said to track it or "
                 "not at this scale."
+            )
+            continue
+        steady = float(part["attack reliability"].iloc[0])
+        if not at_least(steady, 0.8):
+            lines.append(
+                f"- **{dataset}, {kind} targets**: the attack catches Real, but it does not rank "
+                f"the configurations reproducibly (reliability {steady:.2f}, below 0.8: two "
+                "bootstrap draws of its games disagree on the order), so no measure can be said "
+                "to track it or not at this scale."
             )
             continue
         line = (
