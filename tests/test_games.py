@@ -230,3 +230,17 @@ def test_attribute_games_have_their_own_table_and_resume(tmp_path, monkeypatch):
     assert set(table.measure) == {"accuracy", "baseline accuracy", "advantage"}
     with pytest.raises(ValueError, match="unknown game"):
         G.GameStore(path, "reconstruction")
+
+
+def test_a_games_bootstrap_auc_is_sklearns_auc_of_the_drawn_releases():
+    from sklearn.metrics import roc_auc_score
+
+    scores = np.array([0.1, 0.9, 0.5, 0.5, 0.3, 0.8])
+    truth = np.array([0, 1, 0, 1, 1, 0])
+    got = G._auc_draws(scores, truth, 200, np.random.default_rng(3))
+    pick = np.random.default_rng(3).integers(len(truth), size=(200, len(truth)))
+    for row, p in zip(got, pick, strict=True):
+        if 0 < truth[p].mean() < 1:
+            assert row == pytest.approx(roc_auc_score(truth[p], scores[p]))
+        else:
+            assert np.isnan(row)
