@@ -244,3 +244,14 @@ def test_a_games_bootstrap_auc_is_sklearns_auc_of_the_drawn_releases():
             assert row == pytest.approx(roc_auc_score(truth[p], scores[p]))
         else:
             assert np.isnan(row)
+
+
+def test_an_attack_barely_above_chance_on_real_is_not_shown_to_work():
+    """Effect size, not only the interval: Real at an AUC of 0.55 with a tight interval above 0.5
+    counts as not working; at 0.6 it works (MIN_EFFECT 0.1)."""
+    for real, works in ((0.55, False), (0.6, True)):
+        auc = [0.5, 0.51, 0.52, 0.53, real]
+        attacks, results = attacks_and_results({"same": auc}, auc, width=0.02)
+        table = G.predictiveness(attacks, results)
+        assert bool(table["attack works on Real"].iloc[0]) is works
+        assert (table.verdict.iloc[0] == G.TRACKS) is works
