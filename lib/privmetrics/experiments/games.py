@@ -499,7 +499,8 @@ def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("A
             )
             continue
         line = (
-            f"- **{dataset}, {kind} targets** ({int(part.configurations.max())} configurations): "
+            f"- **{dataset}, {kind} targets** ({int(part.configurations.max())} configurations, "
+            f"attack reliability {steady:.2f}): "
             f"{counts.get(TRACKS, 0)} of {len(part)} measures track the attack"
             + (f" ({', '.join(tracking)})" if tracking else "")
             + f", {counts.get(DOES_NOT, 0)} do not, {counts.get(CANNOT_TELL, 0)} cannot tell at "
