@@ -255,3 +255,20 @@ def test_an_attack_barely_above_chance_on_real_is_not_shown_to_work():
         table = G.predictiveness(attacks, results)
         assert bool(table["attack works on Real"].iloc[0]) is works
         assert (table.verdict.iloc[0] == G.TRACKS) is works
+
+
+def test_found_members_names_the_configurations_the_attack_breaks_beside_the_metrics_scores():
+    auc = [0.95, 0.55, 0.52, 0.5, 1.0]  # Random caught; c1 barely above chance: no effect
+    attacks, results = attacks_and_results({"m": [0.1, 0.5, 0.4, 0.3, 1.0], "other": [9] * 5}, auc, width=0.04)
+    said = G.found_members(attacks, results, final=["m"])
+    assert said.startswith("- **d, random targets**: beyond Real, the attack finds members in Random (AUC 0.95 [0.91, 0.99]; the final metrics' mean score 0.10)")
+    assert "c1" not in said and "Real's mean score: 1.00" in said
+    attacks, results = attacks_and_results({"m": [0.1, 0.5, 0.4, 0.3, 1.0]}, [0.5, 0.5, 0.5, 0.5, 1.0])
+    assert "in no configuration" in G.found_members(attacks, results, final=["m"])
+
+
+def test_the_chapter_states_the_effect_the_code_requires():
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "notebooks" / "attacks.ipynb").read_text()
+    assert f"its value at least {G.MIN_EFFECT} above it" in text

@@ -516,6 +516,28 @@ def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("A
     return "\n".join(lines) + "\n"
 
 
+def found_members(attacks: pd.DataFrame, results: pd.DataFrame, final: list[str]) -> str:
+    """Generated sentences: per dataset and target kind, the configurations other than Real in
+    which the membership attack finds members (its AUC above chance by the module doc's rule),
+    each beside the mean score the ``final`` metrics give it (Real scores 1, a release that
+    carries nothing of its rows 0): where the two disagree, the metrics miss a risk."""
+    auc = attacks[attacks.measure == "AUC"]
+    chosen = results[results.metric.isin(final)]
+    lines = []
+    for (dataset, kind), part in auc.groupby(["dataset", "kind"], sort=False):
+        scores = chosen[chosen.dataset == dataset].groupby("config").score.mean()
+        found = [r for _, r in part.iterrows() if r.config != "Real" and _above_chance(r, 0.5)]
+        if not found:
+            lines.append(f"- **{dataset}, {kind} targets**: beyond Real, the attack finds members "
+                         "in no configuration.")  # fmt: skip
+            continue
+        said = [f"{r.config} (AUC {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]; the final metrics' "
+                f"mean score {scores.get(r.config, np.nan):.2f})" for r in found]  # fmt: skip
+        lines.append(f"- **{dataset}, {kind} targets**: beyond Real, the attack finds members in "
+                     f"{'; '.join(said)}. Real's mean score: {scores.get('Real', np.nan):.2f}.")  # fmt: skip
+    return "\n".join(lines) + "\n" if lines else "No membership games to read.\n"
+
+
 def reread(table: pd.DataFrame, selections: dict[str, list[str]]) -> pd.DataFrame:
     """The selection chapter re-read with the attack: one row per metric of any of ``selections``
     (name -> metrics), the selections it belongs to, and its verdict per (dataset, kind) of
