@@ -272,3 +272,12 @@ def test_the_chapter_states_the_effect_the_code_requires():
 
     text = (Path(__file__).parents[1] / "notebooks" / "attacks.ipynb").read_text()
     assert f"its value at least {G.MIN_EFFECT} above it" in text
+
+
+def test_found_members_needs_the_permutation_test_bonferroni_corrected():
+    auc = [0.94, 0.9, 0.5, 1.0]
+    attacks, results = attacks_and_results({"m": [0.1, 0.2, 0.3, 1.0]}, auc, width=0.04)
+    # Random's p survives 0.05 / 3 configurations; c1's (0.03) would pass alone, not corrected
+    attacks["p"] = [0.001, 0.03, 0.5, 0.0001]
+    said = G.found_members(attacks, results, final=["m"])
+    assert "Random (AUC 0.94" in said and "c1" not in said

@@ -170,3 +170,18 @@ def test_real_is_caught_at_the_profiles_own_game_scale(profile, dataset):
                 assert result.auc >= 0.75, (kind, t, result.scores)
     summary = summarise(results, draws=200)
     assert measure(summary, "vulnerable").low > 0.5, summary
+
+
+def test_the_permutation_test_is_exact_for_a_perfect_ordering():
+    """Six releases of one target, ordered perfectly: 1 of the C(6, 3) = 20 labellings does as
+    well, so p = 1/20; two such targets pooled: 1/400. The bootstrap interval of the same six
+    values lies wholly above chance, which is why the decisions use the test."""
+    from privmetrics.attacks.membership_game import GameResult, permutation_p
+
+    game = GameResult(0, "random", np.array([0.1, 0.9, 0.2, 0.8, 0.3, 0.7]), np.array([0, 1, 0, 1, 0, 1]))
+    assert permutation_p([game]) == pytest.approx(1 / 20, abs=0.006)
+    assert permutation_p([game, game]) == pytest.approx(1 / 400, abs=0.0015)
+    assert measure(summarise([game], draws=200), "random").low > 0.5
+    # no ordering at all: every labelling does at least as well as a reversed one
+    reverse = GameResult(0, "random", game.scores, 1 - game.truth)
+    assert permutation_p([reverse]) == 1.0

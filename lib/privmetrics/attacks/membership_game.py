@@ -58,6 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import roc_auc_score
 from sklearn.neighbors import NearestNeighbors
@@ -260,10 +261,42 @@ def tpr_at(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> float:
     return float(tprs[allowed].max()) if allowed.any() else 0.0
 
 
+def permutation_p(results: list[GameResult], draws: int = 10_000, seed: int = 0) -> float:
+    """The chance of a pooled AUC at least as large as the observed one if membership left no
+    trace in the releases: each target's member and non-member labels are shuffled among its own
+    releases (the null's exchangeability) and the pooled AUC recomputed, ``draws`` times.
+
+    The bootstrap interval of :func:`summarise` is too narrow for a few releases per target: at
+    three members and three non-members it resamples six values, and a coin-flip attack that
+    happens to order them well gets an interval above 0.5 (PrivBayes at epsilon 0.2 scored an
+    AUC of 0.94 on six releases and 0.56 on forty). This test is exact in that case: a perfect
+    ordering of one target's six releases has p = 1/20."""
+    scores = np.concatenate([r.scores for r in results])
+    truth = np.concatenate([r.truth for r in results]).astype(float)
+    positives = truth.sum()
+    negatives = len(truth) - positives
+    if not positives or not negatives:
+        return np.nan
+    ranks = rankdata(scores)  # the scores stay; only the labels move
+    rng = np.random.default_rng(seed)
+    shuffled, start = np.empty((draws, len(truth))), 0
+    for r in results:
+        n = len(r.truth)
+        order = rng.random((draws, n)).argsort(1)
+        shuffled[:, start : start + n] = r.truth.astype(float)[order]
+        start += n
+
+    def auc(labels):
+        return ((ranks * labels).sum(-1) - positives * (positives + 1) / 2) / (positives * negatives)
+
+    return float((1 + (auc(shuffled) >= auc(truth) - 1e-12).sum()) / (1 + draws))
+
+
 def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.DataFrame:
     """Per target kind: AUC, advantage and TPR at FPR 0.1 pooled over targets, each with a 95%
     bootstrap interval (targets resampled, then releases within each target) and its bootstrap
-    values (``draws``, NaN where a draw held one class only)."""
+    values (``draws``, NaN where a draw held one class only); and, in column ``p``, the
+    :func:`permutation_p` of the AUC (the same on the kind's three rows)."""
     rng = np.random.default_rng(seed)
     rows = []
     for kind in sorted({r.kind for r in results}):
@@ -288,7 +321,8 @@ def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.
             boot.append(measure(games))
         boot = np.array(boot, dtype=float)
         low, high = np.nanpercentile(boot, [2.5, 97.5], axis=0)
+        p = permutation_p(part, seed=seed)
         for j, name in enumerate(("AUC", "advantage", "TPR at FPR 0.1")):
             rows.append({"targets": kind, "measure": name, "value": point[j], "low": low[j],
-                         "high": high[j], "n targets": len(part), "draws": boot[:, j]})  # fmt: skip
+                         "high": high[j], "n targets": len(part), "draws": boot[:, j], "p": p})  # fmt: skip
     return pd.DataFrame(rows)
