@@ -8,12 +8,13 @@ import pytest
 from privmetrics.experiments import games as G
 
 
-def attacks_and_results(metric_values: dict[str, list[float]], auc: list[float], width=0.05):
-    """The first configuration is Random and the last Real; each AUC has an interval of +-width."""
+def attacks_and_results(metric_values: dict[str, list[float]], auc: list[float], width=0.05, targets=12):
+    """The first configuration is Random and the last Real; each AUC has an interval of +-width
+    and comes from ``targets`` targets."""
     configs = ["Random", *(f"c{i}" for i in range(1, len(auc) - 1)), "Real"]
     attacks = pd.DataFrame(
         {"dataset": "d", "config": configs, "kind": "random", "measure": "AUC", "value": auc,
-         "low": np.array(auc) - width, "high": np.array(auc) + width, "n targets": 2}
+         "low": np.array(auc) - width, "high": np.array(auc) + width, "n targets": targets}
     )  # fmt: skip
     results = pd.DataFrame(
         [
@@ -272,6 +273,7 @@ def test_the_chapter_states_the_effect_the_code_requires():
 
     text = (Path(__file__).parents[1] / "notebooks" / "attacks.ipynb").read_text()
     assert f"its value at least {G.MIN_EFFECT} above it" in text
+    assert f"nor with fewer than {G.MIN_TARGETS} targets of a kind" in text
 
 
 def test_found_members_needs_the_permutation_test_bonferroni_corrected():
@@ -281,3 +283,14 @@ def test_found_members_needs_the_permutation_test_bonferroni_corrected():
     attacks["p"] = [0.001, 0.03, 0.5, 0.0001]
     said = G.found_members(attacks, results, final=["m"])
     assert "Random (AUC 0.94" in said and "c1" not in said
+
+
+def test_too_few_targets_give_no_verdict():
+    """The same precise attack and mirror metric as above: with 12 targets a verdict, with 4 none
+    (a bootstrap over four targets cannot bound rho), and the findings say why."""
+    auc = [0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.52, 1.0]
+    for targets, verdict in ((12, G.DOES_NOT), (4, G.CANNOT_TELL)):
+        attacks, results = attacks_and_results({"mirror": [-a for a in auc]}, auc, targets=targets)
+        table = G.predictiveness(attacks, results)
+        assert table.verdict.iloc[0] == verdict and table.targets.iloc[0] == targets
+    assert "4 target(s) of this kind are too few" in G.findings(table, final=[])

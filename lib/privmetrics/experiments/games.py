@@ -29,7 +29,8 @@ track"), and a verdict:
   test (labels shuffled within each target's releases) give p <= 0.05. A rank correlation with an attack that measures noise decides nothing; and so every
   measure where the attack does not rank the configurations reproducibly: its
   :func:`reliability` (how two bootstrap draws of its values agree in rank) must be at least 0.8,
-  the bar a measure must clear to track it. (Random is no safe
+  the bar a measure must clear to track it; and so every measure when the kind has fewer than
+  :data:`MIN_TARGETS` targets. (Random is no safe
   floor here: Algorithm 22 draws each column from the training table's own observed values and
   category set, so a target with a value of its own shows up in the release; a test shows it.)
 
@@ -88,6 +89,10 @@ TRACKS, DOES_NOT, CANNOT_TELL = "tracks the attack", "does not track it", "canno
 # how far above chance an attack must be, besides its interval lying wholly above chance, to count
 # as working (an AUC of 0.6, an advantage of 0.1): a tight interval around 0.51 finds nothing
 MIN_EFFECT = 0.1
+# the fewest targets of a kind for a verdict: every interval here resamples targets, and a
+# bootstrap over fewer than about ten values cannot bound anything (two targets give three
+# distinct draws)
+MIN_TARGETS = 10
 
 
 def _above_chance(row, chance: float, alpha: float = 0.05) -> bool:
@@ -357,7 +362,8 @@ def predictiveness(
         stacked = _attack_draws(bounds)
         steady = reliability(stacked)
         works = "Real" in bounds.index and _above_chance(bounds.loc["Real"], chance)
-        informative = works and at_least(steady, 0.8)
+        targets = int(bounds["n targets"].min())
+        informative = works and at_least(steady, 0.8) and targets >= MIN_TARGETS
         noise = stacked[np.arange(draws) % len(stacked)]
         scores = means.loc[dataset].reindex(attack.index)
         for metric in scores.columns:
@@ -375,7 +381,7 @@ def predictiveness(
                          else (np.nan, np.nan))  # fmt: skip
             rows.append({"dataset": dataset, "kind": kind, "metric": metric, "rho": rho,
                          "low": float(low), "high": float(high), "configurations": len(x),
-                         "attack works on Real": works, "attack reliability": steady,
+                         "attack works on Real": works, "attack reliability": steady, "targets": targets,
                          "verdict": verdict(rho, low, high) if informative else CANNOT_TELL})  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -462,7 +468,8 @@ def per_record(
         noise = np.stack([_auc_draws(np.array(json.loads(sc)), t, draws, rng)
                           for sc, t in zip(part.scores, truth, strict=True)], axis=1)  # fmt: skip
         steady = reliability(noise)
-        informative = works and at_least(steady, 0.8)
+        targets = part.target.nunique()
+        informative = works and at_least(steady, 0.8) and targets >= MIN_TARGETS
         sample = rng.integers(len(part), size=(draws, len(part)))
         for ingredient, (key, _, measures) in INGREDIENTS.items():
             x = np.array([_exposure(key, np.array(g[key])[t == 1]) for g, t in zip(stored, truth, strict=True)])
@@ -473,7 +480,7 @@ def per_record(
             rows.append({"dataset": dataset, "kind": kind, "ingredient": ingredient,
                          "measures": ", ".join(measures), "rho": rho, "low": float(low),
                          "high": float(high), "games": len(part), "attack works on Real": works,
-                         "attack reliability": steady,
+                         "attack reliability": steady, "targets": targets,
                          "verdict": verdict(rho, low, high) if informative else CANNOT_TELL})  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -493,7 +500,15 @@ def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("A
                 "not at this scale."
             )
             continue
-        steady = float(part["attack reliability"].iloc[0])
+        steady, targets = float(part["attack reliability"].iloc[0]), int(part.targets.iloc[0])
+        if targets < MIN_TARGETS:
+            lines.append(
+                f"- **{dataset}, {kind} targets**: the attack catches Real, but {targets} target(s) "
+                f"of this kind are too few for a verdict (at least {MIN_TARGETS}: every interval "
+                "here resamples the targets), so no measure can be said to track it or not at "
+                "this scale."
+            )
+            continue
         if not at_least(steady, 0.8):
             lines.append(
                 f"- **{dataset}, {kind} targets**: the attack catches Real, but it does not rank "
