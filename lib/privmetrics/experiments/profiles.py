@@ -103,7 +103,7 @@ PROFILES: dict[str, Profile] = {
         game_train_rows=500,
         game_shadow=10,
         game_releases=6,
-        game_targets=2,
+        game_targets=4,
     ),
     # for the test suite only: every notebook end to end in about a minute (not an experiment)
     "smoke": Profile(
