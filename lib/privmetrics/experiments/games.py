@@ -25,12 +25,12 @@ track"), and a verdict:
 * **cannot tell at this scale**: anything else, including a constant measure or attack, and every
   measure where the attack itself is not shown to work: its interval on Real (the release that is
   its training table, the worst case) must lie wholly above chance (an AUC of 0.5, an advantage of
-  0), its value be at least :data:`MIN_EFFECT` above it and, for membership, its permutation
-  test (labels shuffled within each target's releases) give p <= 0.05. A rank correlation with an attack that measures noise decides nothing; and so every
-  measure where the attack does not rank the configurations reproducibly: its
-  :func:`reliability` (how two bootstrap draws of its values agree in rank) must be at least 0.8,
-  the bar a measure must clear to track it; and so every measure when the kind has fewer than
-  :data:`MIN_TARGETS` targets. (Random is no safe
+  0), its value be at least :data:`MIN_EFFECT` above it and, for membership, its permutation test
+  (labels shuffled within each target's releases) give p <= 0.05. A rank correlation with an
+  attack that measures noise decides nothing; and so every measure where the attack does not rank
+  the configurations reproducibly (its :func:`reliability`, how two bootstrap draws of its values
+  agree in rank, must be at least 0.8, the bar a measure must clear to track it), and every
+  measure when the kind has fewer than :data:`MIN_TARGETS` targets. (Random is no safe
   floor here: Algorithm 22 draws each column from the training table's own observed values and
   category set, so a target with a value of its own shows up in the release; a test shows it.)
 
