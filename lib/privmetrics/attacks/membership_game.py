@@ -261,6 +261,15 @@ def tpr_at(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> float:
     return float(tprs[allowed].max()) if allowed.any() else 0.0
 
 
+def rank_auc(ranks: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """AUC by the rank-sum formula, row by row along the last axis: ``ranks`` are the scores'
+    ranks (average ranks for ties), ``labels`` 1 for members; NaN for a row of one class."""
+    positives = labels.sum(-1)
+    negatives = labels.shape[-1] - positives
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ((ranks * labels).sum(-1) - positives * (positives + 1) / 2) / (positives * negatives)
+
+
 def permutation_p(results: list[GameResult], draws: int = 10_000, seed: int = 0) -> float:
     """The chance of a pooled AUC at least as large as the observed one if membership left no
     trace in the releases: each target's member and non-member labels are shuffled among its own
@@ -273,9 +282,7 @@ def permutation_p(results: list[GameResult], draws: int = 10_000, seed: int = 0)
     ordering of one target's six releases has p = 1/20."""
     scores = np.concatenate([r.scores for r in results])
     truth = np.concatenate([r.truth for r in results]).astype(float)
-    positives = truth.sum()
-    negatives = len(truth) - positives
-    if not positives or not negatives:
+    if not 0 < truth.mean() < 1:
         return np.nan
     ranks = rankdata(scores)  # the scores stay; only the labels move
     rng = np.random.default_rng(seed)
@@ -285,11 +292,8 @@ def permutation_p(results: list[GameResult], draws: int = 10_000, seed: int = 0)
         order = rng.random((draws, n)).argsort(1)
         shuffled[:, start : start + n] = r.truth.astype(float)[order]
         start += n
-
-    def auc(labels):
-        return ((ranks * labels).sum(-1) - positives * (positives + 1) / 2) / (positives * negatives)
-
-    return float((1 + (auc(shuffled) >= auc(truth) - 1e-12).sum()) / (1 + draws))
+    observed = rank_auc(ranks, truth)
+    return float((1 + (rank_auc(ranks, shuffled) >= observed - 1e-12).sum()) / (1 + draws))
 
 
 def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.DataFrame:

@@ -58,7 +58,13 @@ from tqdm import tqdm
 from privmetrics.attacks.attribute_game import VERSION as attribute_version
 from privmetrics.attacks.attribute_game import AttributeResult, play_attribute, summarise_attribute
 from privmetrics.attacks.membership_game import VERSION as membership_version
-from privmetrics.attacks.membership_game import GameResult, play, summarise, vulnerable_targets
+from privmetrics.attacks.membership_game import (
+    GameResult,
+    play,
+    rank_auc,
+    summarise,
+    vulnerable_targets,
+)
 from privmetrics.data.datasets import load_dataset
 from privmetrics.experiments.analysis import at_least
 from privmetrics.experiments.grid import paper_configurations
@@ -435,14 +441,9 @@ def _exposure(name: str, values: np.ndarray) -> float:
 
 def _auc_draws(scores: np.ndarray, truth: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
     """One game's AUC in ``draws`` bootstrap draws of its releases (NaN for a draw of one class),
-    from the rank-sum formula with average ranks for ties."""
+    by :func:`~privmetrics.attacks.membership_game.rank_auc`."""
     pick = rng.integers(len(truth), size=(draws, len(truth)))
-    s, t = scores[pick], truth[pick]
-    positives = t.sum(1)
-    negatives = len(truth) - positives
-    ranks = rankdata(s, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return ((ranks * t).sum(1) - positives * (positives + 1) / 2) / (positives * negatives)
+    return rank_auc(rankdata(scores[pick], axis=1), truth[pick])
 
 
 def per_record(
