@@ -165,6 +165,22 @@ def test_a_membership_game_stored_without_ingredients_is_played_again(tmp_path):
     assert G.GameStore(path).games().empty  # not shown either
 
 
+def test_a_game_made_by_other_synthesiser_code_is_played_again(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "smoke.sqlite"
+    G.run_games("smoke", datasets=["texas"], techniques=("real", "random"), store=G.GameStore(path),
+                n_jobs=1, progress=False)  # fmt: skip
+    settings = G.game_settings("smoke")
+    assert len(G.GameStore(path).done(settings)) == 4
+    with sqlite3.connect(path) as conn:  # Real's code has changed since its games were played
+        conn.execute("UPDATE games SET code = 'older code' WHERE technique = 'real'")
+    assert {config for _, config, _, _ in G.GameStore(path).done(settings)} == {"Random"}
+    again = G.run_games("smoke", datasets=["texas"], techniques=("real", "random"),
+                        store=G.GameStore(path), n_jobs=1, progress=False)  # fmt: skip
+    assert len(again) == 4 and (again.code != "older code").all()
+
+
 def stored_game(config, target, scores, truth, distance, hit=None, klass=None):
     import json
 

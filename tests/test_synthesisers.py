@@ -78,6 +78,23 @@ def test_neural_output_does_not_depend_on_the_callers_thread_count(table):
     pd.testing.assert_frame_equal(*outputs)
 
 
+def _fit_sample(name, frame, schema):
+    return fast(name, seed=3).fit_sample(frame, schema)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["ctgan", "tvae"])
+def test_neural_output_is_the_same_inside_a_joblib_worker(name):
+    """At 500 rows ctgan's transformer runs its columns through a nested joblib pool, on threads
+    inside a worker, which share numpy's global generator: each worker task gave another table."""
+    from joblib import Parallel, delayed
+
+    frame, schema = generated_texas_like(rows=500, seed=5)
+    here = _fit_sample(name, frame, schema)
+    for there in Parallel(n_jobs=2)(delayed(_fit_sample)(name, frame, schema) for _ in range(2)):
+        pd.testing.assert_frame_equal(here, there)
+
+
 def test_real_is_the_identity(table):
     frame, schema = table
     pd.testing.assert_frame_equal(make_synthesiser("real").fit_sample(frame, schema), frame)

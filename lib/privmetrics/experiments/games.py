@@ -87,7 +87,8 @@ SETTINGS = ("population", "train_rows", "shadow", "releases", "seed")
 # per evaluation release, and for attribute inference, whether each release's guess was right
 # and (one value) whether the baseline's was; "ingredients" the membership game's per-release
 # quantities of the metrics (membership_game.FeatureMaker.ingredients). A membership game stored
-# before they were kept counts as missing and is played again.
+# before they were kept counts as missing and is played again, as does any game made by other
+# code of its technique (GameStore.done).
 TABLES = {"membership": "games", "attribute": "attribute_games"}
 # the version of each attack, stored with every game: games of another version count as missing
 ATTACK_VERSIONS = {"membership": membership_version, "attribute": attribute_version}
@@ -127,7 +128,9 @@ class GameStore:
                     conn.execute(f"ALTER TABLE {self.table} ADD COLUMN {column} {kind}")
 
     def done(self, settings: dict) -> set[tuple[str, str, str, int]]:
-        """(dataset, config, kind, target) of the games finished with these ``settings``."""
+        """(dataset, config, kind, target) of the games finished with these ``settings``, by this
+        attack version and by the current code of their technique (its code fingerprint): a game
+        whose synthesiser code has changed since counts as missing, as a stale grid cell does."""
         where = " AND ".join(f"{k} = ?" for k in SETTINGS)
         version = ATTACK_VERSIONS[self.game]
         where += f" AND COALESCE(attack, 1) = {int(version)}"  # stored without one: version 1
@@ -135,10 +138,12 @@ class GameStore:
             where += " AND ingredients IS NOT NULL"
         with sqlite3.connect(self.path, timeout=60) as conn:
             rows = conn.execute(
-                f"SELECT dataset, config, kind, target FROM {self.table} WHERE {where}",
+                f"SELECT dataset, config, kind, target, technique, code FROM {self.table} "
+                f"WHERE {where}",
                 [settings[k] for k in SETTINGS],
             ).fetchall()
-        return {(d, c, k, int(t)) for d, c, k, t in rows}
+        current = {tech: code_fingerprint(tech) for tech in {row[4] for row in rows}}
+        return {(d, c, k, int(t)) for d, c, k, t, tech, code in rows if code == current[tech]}
 
     def add(self, row: dict) -> None:
         with sqlite3.connect(self.path, timeout=60) as conn:

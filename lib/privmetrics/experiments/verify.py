@@ -19,8 +19,10 @@ cell, the profile's ``n_jobs`` workers sharing the cores). With another count, t
 add in another order, and a long training run (PATE-GAN, SDV's CTGAN and TVAE, whose
 preprocessing fits mixtures with BLAS) drifts to another table. For the same reason each cell runs
 in a fresh interpreter that inherits the caller's environment unchanged (not in joblib's workers,
-which cap the OpenMP and BLAS variables): there, the store's CTGAN and TVAE cells regenerate bit
-for bit, while in joblib's workers four of them did not.
+which cap the OpenMP and BLAS variables). In joblib's workers four of the store's CTGAN and TVAE
+cells once did not regenerate: ctgan's transformer ran its columns on threads there, which shared
+numpy's global generator (fixed in :mod:`privmetrics.synthesisers.neural`, which now runs joblib
+sequentially in fit and sample, and tested in and out of a worker).
 
 Cells are chosen by name (``dataset/config/run``) or drawn: a seeded random order of the store's
 cells, taken round-robin over techniques so that every technique is represented, and skipping

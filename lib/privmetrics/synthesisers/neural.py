@@ -10,6 +10,17 @@ generated rows differ (only 0.4% of CTGAN's rows were equal between 1 and 2 thre
 so it is fixed by the synthesiser, never taken from the environment. Epochs and batch size come from the
 run profile (:mod:`privmetrics.experiments.profiles`); the library defaults are SDV's (300 epochs, batch 500).
 SDV makes no network call for these two models.
+
+**joblib runs sequentially inside fit and sample.** ctgan's ``DataTransformer`` transforms the
+columns of a table of 500 rows or more with ``joblib.Parallel(n_jobs=-1)``. Each continuous column's
+RDT ``ClusterBasedNormalizer`` draws its mode per row from numpy's *global* generator, into which
+RDT swaps the transformer's own state for the call. In a plain process joblib runs those calls in
+separate processes, one global generator each, and the output is fixed by the seed. Inside a joblib
+(loky) worker, though, joblib runs the nested calls on *threads*, which share one global
+generator and swap their states in and out of it in whatever order they are scheduled: the same
+fit then gave a different table in every worker task (measured: TVAE, 500 flchain rows, two worker
+tasks, two tables, neither the plain process's). Run sequentially, each column's draws come from its own
+state as in separate processes, so the table is the plain process's, in a worker or not.
 """
 
 from __future__ import annotations
@@ -24,7 +35,10 @@ from privmetrics.synthesisers.base import Synthesiser, register_synthesiser
 
 @contextmanager
 def seeded(seed: int, threads: int = 1):
+    """torch and numpy's global generators seeded, torch on ``threads`` threads, and joblib
+    sequential (module doc) in this block; numpy's state and torch's thread count restored after."""
     import torch
+    from joblib import parallel_config
 
     state = np.random.get_state()  # noqa: NPY002  (SDV draws from the legacy global generator)
     torch_threads = torch.get_num_threads()
@@ -32,7 +46,8 @@ def seeded(seed: int, threads: int = 1):
     torch.manual_seed(seed)
     np.random.seed(seed % 2**32)  # noqa: NPY002
     try:
-        yield
+        with parallel_config(backend="sequential"):
+            yield
     finally:
         np.random.set_state(state)  # noqa: NPY002
         torch.set_num_threads(torch_threads)
