@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup browser reproduce book-student test test-fast verify bench bench-scale bench-audit bench-synth epsilon-response lint clean
+.PHONY: setup browser reproduce book-student test test-fast verify verify-games bench bench-scale bench-audit bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -54,6 +54,11 @@ test-fast: setup
 verify: setup
 	$(PY) -m privmetrics verify --profile paper --sample 12 --budget-minutes 25 --threads 2 \
 	  --out results/verify-paper.json
+
+# play a sample of the shipped paper store's attack games again from scratch and compare them
+verify-games: setup
+	$(PY) -m privmetrics verify-games --profile paper --sample 8 --budget-minutes 20 \
+	  --out results/verify-games-paper.json
 
 bench: setup
 	$(PY) -m privmetrics bench

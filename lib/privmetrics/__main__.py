@@ -109,6 +109,30 @@ def _verify(args) -> int:
     return 1 if (report.verdict == "DIFFERENT").any() else 0
 
 
+def _verify_games(args) -> int:
+    import time
+
+    from privmetrics.experiments.replay import replay_games
+    from privmetrics.experiments.verify import format_report, record
+
+    start = time.perf_counter()
+    report = replay_games(
+        args.profile,
+        path=args.store,
+        games=tuple(args.games),
+        sample=args.sample,
+        seed=args.seed,
+        tolerance=args.tolerance,
+        budget_minutes=args.budget_minutes,
+        n_jobs=args.jobs,
+    )
+    print(format_report(report, args.tolerance, what="games"))
+    if args.out:
+        wall = time.perf_counter() - start
+        record(report, args.out, args.profile, args.tolerance, wall, what="games")
+    return 1 if (report.verdict == "DIFFERENT").any() else 0
+
+
 def _generate(args) -> int:
     from privmetrics.experiments.runner import generate_tables
 
@@ -219,6 +243,23 @@ def main(argv: list[str] | None = None) -> int:
         help="write the provenance of cells that record no code and regenerate identically, or "
         "that record other code and regenerate the stored table (same checksum and scores)",
     )
+    games = commands.add_parser(
+        "verify-games", help="replay a sample of a store's attack games from scratch and compare"
+    )
+    games.add_argument("--profile", default="paper")
+    games.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")
+    games.add_argument(
+        "--games", type=comma_list, default=["membership", "attribute"],
+        help="membership,attribute (default: both)",
+    )  # fmt: skip
+    games.add_argument("--sample", type=int, default=6, help="games to draw (default 6)")
+    games.add_argument("--seed", type=int, default=0, help="seed of the draw")
+    games.add_argument("--tolerance", type=float, default=1e-9, help="largest accepted difference")
+    games.add_argument(
+        "--budget-minutes", type=float, help="draw only games whose stored play time fits in this"
+    )
+    games.add_argument("--jobs", type=int, default=2, help="parallel games (default 2)")
+    games.add_argument("--out", help="also record the report (JSON, with date and commit) here")
     generate = commands.add_parser(
         "generate", help="fill the synthetic-table cache of a profile's grid without scoring"
     )
@@ -293,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         "run": _run,
         "generate": _generate,
         "verify": _verify,
+        "verify-games": _verify_games,
         "list": _list,
         "bench": _bench,
         "bench-scale": _bench_scale,

@@ -176,9 +176,7 @@ def stage_unexecuted(target: Path) -> Path:
         shutil.copy2(root / "notebooks" / f"{name}.ipynb", generated / f"{name}.ipynb")
         tag_for_book(generated / f"{name}.ipynb")
     (generated / "timings.md").write_text(NO_REPORT)
-    from privmetrics.experiments.verify import to_markdown
-
-    (generated / "verify.md").write_text(to_markdown(verify_record()))
+    write_verify_page(generated)
     write_generated_pages(generated)
     return target
 
@@ -286,9 +284,13 @@ def main(argv: list[str] | None = None) -> None:
     check_offline(index.parent)
 
 
-def verify_record() -> Path:
-    """The shipped record of the last ``make verify`` on the paper store."""
-    return checkout_root() / "results" / "verify-paper.json"
+VERIFIED = ("cells", "games")  # what `make verify` and `make verify-games` regenerate
+
+
+def verify_record(what: str = "cells") -> Path:
+    """The shipped record of the last ``make verify`` (cells) or ``make verify-games`` (games) on
+    the paper store."""
+    return checkout_root() / "results" / ("verify-paper.json" if what == "cells" else f"verify-{what}-paper.json")
 
 
 def write_generated_pages(generated: Path | None = None) -> None:
@@ -326,13 +328,16 @@ def write_sources_page(generated: Path | None = None) -> None:
     (generated / "sources.md").write_text(reviewer_map("paper"))
 
 
-def write_verify_page() -> None:
-    """The reproduce page's record of the last ``make verify`` on the shipped paper store."""
+def write_verify_page(generated: Path | None = None) -> None:
+    """The reproduce page's records of the last ``make verify`` and ``make verify-games`` on the
+    shipped paper store (``verify.md``, ``verify-games.md``)."""
     from privmetrics.experiments.verify import to_markdown
 
-    path = checkout_root() / "book" / "generated" / "verify.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(to_markdown(verify_record()))
+    generated = generated or checkout_root() / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    for what in VERIFIED:
+        name = "verify.md" if what == "cells" else f"verify-{what}.md"
+        (generated / name).write_text(to_markdown(verify_record(what), what))
 
 
 def check_offline(html_dir: Path) -> None:

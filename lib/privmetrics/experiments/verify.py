@@ -75,20 +75,28 @@ def _configurations() -> dict[str, object]:
 def choose_cells(
     cells: pd.DataFrame, sample: int, seed: int, budget_minutes: float | None
 ) -> pd.DataFrame:
-    """``sample`` cells: a seeded order, round-robin over techniques, within the time budget.
+    """``sample`` cells: a seeded order, round-robin over techniques, within the time budget
+    (:func:`round_robin`; each cell's cost from :data:`COST_SECONDS`, measured on two cores)."""
+    cost = [COST_SECONDS.get(t, 40) * r / 1000 for t, r in zip(cells.technique, cells.rows, strict=True)]
+    budget = None if budget_minutes is None else budget_minutes * 60 * available_cores() / 2
+    return round_robin(cells.assign(cost=cost), sample, seed, budget)
 
-    Each technique in turn gives the first cell of its seeded order that costs at most a fair
-    share of what is left (the budget left over the cells still to choose); when none does, its
-    cheapest cell if that still fits, so that every technique is represented when the budget
+
+def round_robin(
+    rows: pd.DataFrame, sample: int, seed: int, budget_seconds: float | None
+) -> pd.DataFrame:
+    """``sample`` of ``rows`` (which carry ``technique`` and ``cost`` in seconds): a seeded order,
+    round-robin over techniques, costing at most ``budget_seconds`` in all.
+
+    Each technique in turn gives the first row of its seeded order that costs at most a fair
+    share of what is left (the budget left over the rows still to choose); when none does, its
+    cheapest row if that still fits, so that every technique is represented when the budget
     allows it at all."""
     rng = np.random.default_rng(seed)
-    order = cells.iloc[rng.permutation(len(cells))].copy()
-    order["cost"] = [
-        COST_SECONDS.get(t, 40) * r / 1000 for t, r in zip(order.technique, order.rows, strict=True)
-    ]
+    order = rows.iloc[rng.permutation(len(rows))].copy()
     queues = {t: list(part.index) for t, part in order.groupby("technique", sort=True)}
     chosen, spent = [], 0.0
-    budget = np.inf if budget_minutes is None else budget_minutes * 60 * available_cores() / 2
+    budget = np.inf if budget_seconds is None else budget_seconds
     while len(chosen) < sample and any(queues.values()):
         for technique in sorted(queues):
             queue = queues[technique]
@@ -221,8 +229,9 @@ def _table_verdict(cell, record: dict) -> str:
     return "same checksum" if stored == record["table_checksum"] else "different checksum"
 
 
-def format_report(report: pd.DataFrame, tolerance: float = TOLERANCE) -> str:
-    """The report as a plain table with a closing summary line."""
+def format_report(report: pd.DataFrame, tolerance: float = TOLERANCE, what: str = "cells") -> str:
+    """The report (of ``what``: cells, or games from :mod:`.replay`) as a plain table with a
+    closing summary line."""
     shown = report.assign(
         **{
             "largest difference": report["largest difference"].map(lambda v: f"{v:.2e}"),
@@ -231,7 +240,7 @@ def format_report(report: pd.DataFrame, tolerance: float = TOLERANCE) -> str:
     )
     bad = int((report.verdict == "DIFFERENT").sum())
     summary = (
-        f"{len(report)} cells verified: {int((report.verdict == 'identical').sum())} identical, "
+        f"{len(report)} {what} verified: {int((report.verdict == 'identical').sum())} identical, "
         f"{int((report.verdict == 'within tolerance').sum())} within {tolerance:g}, {bad} different"
     )
     return shown.to_string(index=False) + "\n" + summary
@@ -243,8 +252,10 @@ def record(
     profile: str,
     tolerance: float,
     wall_seconds: float | None = None,
+    what: str = "cells",
 ) -> None:
-    """Keep ``report`` as JSON with when, where, how long and by which commit it was run."""
+    """Keep ``report`` (of ``what``: cells, or games) as JSON with when, where, how long and by
+    which commit it was run."""
     from privmetrics.experiments.store import current_commit
     from privmetrics.paths import checkout_root
 
@@ -257,26 +268,35 @@ def record(
         "load": load,
         "tolerance": tolerance,
         "wall_seconds": wall_seconds,
+        "what": what,
         "cells": report.to_dict("records"),
     }
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(payload, indent=1, default=float))
 
 
-def to_markdown(path: str | Path) -> str:
-    """The recorded run as a sentence and a table (for the book), or a line saying there is none."""
+def _command(what: str) -> str:
+    return "verify" if what == "cells" else f"verify-{what}"
+
+
+def to_markdown(path: str | Path, what: str = "cells") -> str:
+    """The recorded run (of ``what``: cells, or games) as a sentence and a table (for the book),
+    or a line saying there is none."""
+    command = _command(what)
     if not Path(path).exists():
-        return "No `privmetrics verify` run has been recorded yet (`make verify` records one).\n"
+        return f"No `privmetrics {command}` run has been recorded yet (`make {command}` records one).\n"
     payload = json.loads(Path(path).read_text())
+    what = payload.get("what", what)
+    command = _command(what)
     report = pd.DataFrame(payload["cells"])
     verdicts = report.verdict.value_counts()
     wall = payload.get("wall_seconds")
     minutes = (wall if wall is not None else report.seconds.sum()) / 60
     load = f", load {payload['load']:.1f}" if payload.get("load") is not None else ""
     head = (
-        f"Last `make verify` on the `{payload['profile']}` store: {payload['finished']}, commit "
+        f"Last `make {command}` on the `{payload['profile']}` store: {payload['finished']}, commit "
         f"`{payload['commit'][:12]}`, {payload['cores']} cores{load}, {minutes:.0f} min. "
-        f"{len(report)} cells regenerated from scratch: {verdicts.get('identical', 0)} identical, "
+        f"{len(report)} {what} regenerated from scratch: {verdicts.get('identical', 0)} identical, "
         f"{verdicts.get('within tolerance', 0)} within {payload['tolerance']:g}, "
         f"{verdicts.get('DIFFERENT', 0)} different."
     )

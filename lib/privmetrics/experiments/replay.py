@@ -1,0 +1,116 @@
+"""Do the shipped games regenerate? ``privmetrics verify-games`` for reviewers.
+
+The games of Experiment 3 (:mod:`.games`) are stored outcomes: per membership game, the
+attacker's score and the truth for every evaluation release; per attribute-inference game,
+whether each release's guess and the baseline's guess were right. :func:`replay_games` draws a
+seeded sample of a store's games, round-robin over techniques within a time budget (each game's
+stored play time; :func:`~.verify.round_robin`), plays each again from scratch with the settings
+and synthesiser parameters the store recorded for it, in the same worker pool the games are
+played in (:func:`~.runner.workers`), and compares the outcomes value by value:
+
+* ``identical``: every value bit for bit;
+* ``within tolerance``: the largest absolute difference is at most ``tolerance`` (a forest's
+  score summed in another order);
+* ``DIFFERENT``: anything else, including another number of releases.
+
+Beside the verdict, as for the grid's cells (:mod:`.verify`): whether the game was made by the
+current code of its technique or by other code ("stale": a difference is then expected, and
+``make reproduce`` or ``-p compute True`` plays it again).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+from joblib import delayed
+from tqdm import tqdm
+
+from privmetrics.data.datasets import load_dataset
+from privmetrics.experiments.games import SETTINGS, TABLES, GameStore, _one_game
+from privmetrics.experiments.grid import paper_configurations
+from privmetrics.experiments.runner import results_path, workers
+from privmetrics.experiments.verify import TOLERANCE, round_robin
+from privmetrics.synthesisers.cache import code_fingerprint
+
+GAMES = tuple(TABLES)
+
+
+def choose_games(
+    stored: pd.DataFrame, sample: int, seed: int, budget_minutes: float | None, n_jobs: int
+) -> pd.DataFrame:
+    """``sample`` stored games (with a ``game`` column), round-robin over techniques, whose
+    stored play time (one core each) fits ``budget_minutes`` of wall time on ``n_jobs`` workers."""
+    budget = None if budget_minutes is None else budget_minutes * 60 * n_jobs
+    return round_robin(stored.assign(cost=stored.seconds), sample, seed, budget)
+
+
+def _tagged(game: str, *args) -> tuple[str, dict]:
+    """The game's kind beside its row (the pool returns games in the order they finish)."""
+    return game, _one_game(game, *args)
+
+
+def _outcome(row) -> np.ndarray:
+    return np.array(json.loads(row["scores"]) + json.loads(row["truth"]), dtype=float)
+
+
+def _compare(old: np.ndarray, new: np.ndarray, tolerance: float) -> tuple[int, float, str]:
+    if old.shape != new.shape:
+        return 0, np.inf, "DIFFERENT"
+    same = int((old == new).sum())
+    largest = float(np.abs(old - new).max()) if len(old) else 0.0
+    verdict = ("identical" if same == len(old) else "within tolerance" if largest <= tolerance
+               else "DIFFERENT")  # fmt: skip
+    return same, largest, verdict
+
+
+def replay_games(
+    profile: str = "paper",
+    path: str | None = None,
+    games: tuple[str, ...] = GAMES,
+    sample: int = 6,
+    seed: int = 0,
+    tolerance: float = TOLERANCE,
+    budget_minutes: float | None = None,
+    n_jobs: int = 2,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """One row per replayed game (module doc): ``sample`` games drawn over all ``games`` kinds of
+    the store at ``path`` (default: the profile's store)."""
+    path = path or results_path(profile)
+    unknown = set(games) - set(GAMES)
+    if unknown:
+        raise ValueError(f"unknown game(s) {sorted(unknown)}; choose from {list(GAMES)}")
+    stored = pd.concat(
+        [GameStore(path, g).games().assign(game=g) for g in games], ignore_index=True
+    )
+    if stored.empty:
+        raise ValueError(f"{path} holds no {' or '.join(games)} games to replay")
+    pick = choose_games(stored, sample, seed, budget_minutes, n_jobs).reset_index(drop=True)
+    configs = {c.label: c for c in paper_configurations(None, with_paper_settings=True)}
+    populations = {
+        (d, n, s): load_dataset(d, n=int(n), seed=int(s))
+        for d, n, s in set(zip(pick.dataset, pick.population, pick.seed, strict=True))
+    }
+    tasks = [
+        delayed(_tagged)(
+            row.game, row.dataset, configs[row.config], json.loads(row.params), row.kind,
+            int(row.target), *populations[row.dataset, row.population, row.seed],
+            {k: int(getattr(row, k)) for k in SETTINGS},
+        )
+        for row in pick.itertuples()
+    ]  # fmt: skip
+    replayed = list(tqdm(workers(n_jobs)(tasks), total=len(tasks), desc="replay", disable=not progress))
+    found = {(g, r["dataset"], r["config"], r["kind"], r["target"]): r for g, r in replayed}
+    rows = []
+    for _, old in pick.iterrows():
+        new = found[old.game, old.dataset, old.config, old.kind, int(old.target)]
+        same, largest, verdict = _compare(_outcome(old), _outcome(new), tolerance)
+        current = old.code == code_fingerprint(old.technique)
+        rows.append({"game": old.game, "dataset": old.dataset, "config": old.config,
+                     "kind": old.kind, "target": int(old.target), "values": len(_outcome(old)),
+                     "identical": same, "largest difference": largest,
+                     "made by": "current code" if current else "other code (stale)",
+                     "verdict": verdict, "seconds": new["seconds"]})  # fmt: skip
+    return pd.DataFrame(rows)

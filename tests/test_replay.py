@@ -1,0 +1,74 @@
+"""``privmetrics verify-games``: stored attack games played again from scratch and compared."""
+
+import json
+import sqlite3
+
+import pandas as pd
+import pytest
+
+from privmetrics.__main__ import main
+from privmetrics.experiments import games as G
+from privmetrics.experiments.replay import choose_games, replay_games
+from privmetrics.experiments.verify import record, to_markdown
+
+TECHNIQUES = ("real", "random")
+
+
+@pytest.fixture
+def store(tmp_path):
+    path = tmp_path / "smoke.sqlite"
+    for game in G.TABLES:
+        G.run_games("smoke", datasets=["texas"], techniques=TECHNIQUES, store=G.GameStore(path, game),
+                    n_jobs=1, progress=False, game=game)  # fmt: skip
+    return path
+
+
+def test_replayed_games_are_identical_and_an_edited_outcome_is_found(store, tmp_path, capsys):
+    report = replay_games("smoke", path=store, sample=8, n_jobs=2, progress=False)
+    assert len(report) == 8 and set(report.verdict) == {"identical"}
+    assert set(report.game) == {"membership", "attribute"} and set(report.config) == {"Real", "Random"}
+    assert set(report["made by"]) == {"current code"}
+    assert (report.identical == report["values"]).all() and (report["values"] > 1).all()
+    record(report, tmp_path / "g.json", "smoke", 1e-9, what="games")
+    text = to_markdown(tmp_path / "g.json")
+    assert text.startswith("Last `make verify-games` on the `smoke` store")
+    assert "8 games regenerated from scratch: 8 identical" in text
+    assert "`make verify-games` records one" in to_markdown(tmp_path / "none.json", "games")
+
+    with sqlite3.connect(store) as conn:  # Real's first membership score off, Random's baseline flipped
+        for key, scores in conn.execute("SELECT rowid, scores FROM games WHERE config = 'Real'").fetchall():
+            edited = json.loads(scores)
+            edited[0] += 1e-6
+            conn.execute("UPDATE games SET scores = ? WHERE rowid = ?", (json.dumps(edited), key))
+        conn.execute("UPDATE attribute_games SET truth = '[' || (1 - substr(truth, 2, 1)) || ']' "
+                     "WHERE config = 'Random'")  # fmt: skip
+    again = replay_games("smoke", path=store, sample=8, n_jobs=1, progress=False)
+    wrong = again[again.verdict == "DIFFERENT"]
+    assert set(zip(wrong.game, wrong.config, strict=True)) == {("membership", "Real"), ("attribute", "Random")}
+    assert len(wrong) == 4 and (again.verdict[~again.index.isin(wrong.index)] == "identical").all()
+    assert main(["verify-games", "--profile", "smoke", "--store", str(store), "--sample", "2",
+                 "--games", "membership", "--jobs", "1"]) == 1  # fmt: skip
+    assert "DIFFERENT" in capsys.readouterr().out
+
+
+def test_a_game_made_by_other_code_is_reported_stale(store):
+    with sqlite3.connect(store) as conn:
+        conn.execute("UPDATE games SET code = 'older code' WHERE technique = 'random'")
+    report = replay_games("smoke", path=store, games=("membership",), sample=4, n_jobs=1, progress=False)
+    made = dict(zip(report.config, report["made by"], strict=False))
+    assert made == {"Real": "current code", "Random": "other code (stale)"}
+
+
+def test_the_draw_covers_every_technique_within_the_budget():
+    stored = pd.DataFrame({"technique": ["real"] * 4 + ["ctgan"] * 4, "seconds": [5.0] * 4 + [400.0] * 4})
+    assert choose_games(stored, 4, seed=0, budget_minutes=None, n_jobs=2).technique.value_counts().to_dict() == {
+        "real": 2, "ctgan": 2}  # fmt: skip
+    cheap = choose_games(stored, 4, seed=0, budget_minutes=5, n_jobs=2)  # 600 core-seconds
+    assert cheap.technique.value_counts().to_dict() == {"real": 3, "ctgan": 1}
+
+
+def test_bad_requests_are_refused(store, tmp_path):
+    with pytest.raises(ValueError, match=r"unknown game\(s\) \['reconstruction'\]"):
+        replay_games("smoke", path=store, games=("reconstruction",), progress=False)
+    with pytest.raises(ValueError, match="holds no membership games"):
+        replay_games("smoke", path=tmp_path / "empty.sqlite", games=("membership",), progress=False)
