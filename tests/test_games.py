@@ -165,7 +165,7 @@ def test_a_membership_game_stored_without_ingredients_is_played_again(tmp_path):
     assert G.GameStore(path).games().empty  # not shown either
 
 
-def test_a_game_made_by_other_synthesiser_code_is_played_again(tmp_path):
+def test_a_game_made_by_other_synthesiser_code_is_played_again(tmp_path, capsys):
     import sqlite3
 
     path = tmp_path / "smoke.sqlite"
@@ -176,6 +176,10 @@ def test_a_game_made_by_other_synthesiser_code_is_played_again(tmp_path):
     with sqlite3.connect(path) as conn:  # Real's code has changed since its games were played
         conn.execute("UPDATE games SET code = 'older code' WHERE technique = 'real'")
     assert {config for _, config, _, _ in G.GameStore(path).done(settings)} == {"Random"}
+    G.run_games("smoke", datasets=["texas"], techniques=("real", "random"), store=G.GameStore(path),
+                progress=False, compute=False)  # fmt: skip
+    said = capsys.readouterr().out
+    assert "2 membership game(s)" in said and "(2 of them stored but played by other code" in said
     again = G.run_games("smoke", datasets=["texas"], techniques=("real", "random"),
                         store=G.GameStore(path), n_jobs=1, progress=False)  # fmt: skip
     assert len(again) == 4 and (again.code != "older code").all()

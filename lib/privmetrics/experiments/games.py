@@ -269,9 +269,14 @@ def missing_note(profile: str, store: GameStore, tasks: list) -> str:
     known = [per_technique.get(t) for t in techniques]
     cost = (f"about {sum(known) / 60:.0f} CPU-min of play" if all(k is not None for k in known)
             else "a time this store cannot estimate (no finished game of some technique)")  # fmt: skip
+    stored = set(zip(finished.dataset, finished.config, finished.kind, finished.target, strict=True))
+    # delayed args: (game, dataset, config, params, kind, target, ...)
+    stale = sum((a[1], a[2].label, a[4], a[5]) in stored for a in (task[1] for task in tasks))
+    shown = (f" ({stale} of them stored but played by other code of their synthesiser, shown as "
+             "they are)" if stale else "")  # fmt: skip
     return (
         f"{len(tasks)} {store.game} game(s) of the `{profile}` profile are missing from "
-        f"`{store.path}`, {cost}; this page shows the games that are there. To play them: "
+        f"`{store.path}`{shown}, {cost}; this page shows the games that are there. To play them: "
         f"`make reproduce PROFILE={profile}`, or `-p compute True` with papermill."
     )
 
