@@ -21,6 +21,8 @@ generator and swap their states in and out of it in whatever order they are sche
 fit then gave a different table in every worker task (measured: TVAE, 500 flchain rows, two worker
 tasks, two tables, neither the plain process's). Run sequentially, each column's draws come from its own
 state as in separate processes, so the table is the plain process's, in a worker or not.
+For the same reason two fits must not run on two threads of one process (they would share torch's
+and numpy's global generators): the grid, the games and the Dask workers run one fit per process.
 """
 
 from __future__ import annotations
