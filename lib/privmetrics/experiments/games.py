@@ -269,7 +269,8 @@ def missing_note(profile: str, store: GameStore, tasks: list) -> str:
     known = [per_technique.get(t) for t in techniques]
     cost = (f"about {sum(known) / 60:.0f} CPU-min of play" if all(k is not None for k in known)
             else "a time this store cannot estimate (no finished game of some technique)")  # fmt: skip
-    stored = set(zip(finished.dataset, finished.config, finished.kind, finished.target, strict=True))
+    mine = store.games(game_settings(profile))  # of this profile's game sizes
+    stored = set(zip(mine.dataset, mine.config, mine.kind, mine.target, strict=True))
     # delayed args: (game, dataset, config, params, kind, target, ...)
     stale = sum((a[1], a[2].label, a[4], a[5]) in stored for a in (task[1] for task in tasks))
     shown = (f" ({stale} of them stored but played by other code of their synthesiser, shown as "
