@@ -290,7 +290,9 @@ VERIFIED = ("cells", "games")  # what `make verify` and `make verify-games` rege
 def verify_record(what: str = "cells") -> Path:
     """The shipped record of the last ``make verify`` (cells) or ``make verify-games`` (games) on
     the paper store."""
-    return checkout_root() / "results" / ("verify-paper.json" if what == "cells" else f"verify-{what}-paper.json")
+    from privmetrics.experiments.verify import command_of
+
+    return checkout_root() / "results" / f"{command_of(what)}-paper.json"
 
 
 def write_generated_pages(generated: Path | None = None) -> None:
@@ -331,13 +333,12 @@ def write_sources_page(generated: Path | None = None) -> None:
 def write_verify_page(generated: Path | None = None) -> None:
     """The reproduce page's records of the last ``make verify`` and ``make verify-games`` on the
     shipped paper store (``verify.md``, ``verify-games.md``)."""
-    from privmetrics.experiments.verify import to_markdown
+    from privmetrics.experiments.verify import command_of, to_markdown
 
     generated = generated or checkout_root() / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
     for what in VERIFIED:
-        name = "verify.md" if what == "cells" else f"verify-{what}.md"
-        (generated / name).write_text(to_markdown(verify_record(what), what))
+        (generated / f"{command_of(what)}.md").write_text(to_markdown(verify_record(what), what))
 
 
 def check_offline(html_dir: Path) -> None:

@@ -29,9 +29,8 @@ from tqdm import tqdm
 
 from privmetrics.data.datasets import load_dataset
 from privmetrics.experiments.games import SETTINGS, TABLES, GameStore, _one_game
-from privmetrics.experiments.grid import paper_configurations
 from privmetrics.experiments.runner import results_path, workers
-from privmetrics.experiments.verify import TOLERANCE, round_robin
+from privmetrics.experiments.verify import TOLERANCE, configurations, round_robin
 from privmetrics.synthesisers.cache import code_fingerprint
 
 GAMES = tuple(TABLES)
@@ -88,7 +87,7 @@ def replay_games(
     if stored.empty:
         raise ValueError(f"{path} holds no {' or '.join(games)} games to replay")
     pick = choose_games(stored, sample, seed, budget_minutes, n_jobs).reset_index(drop=True)
-    configs = {c.label: c for c in paper_configurations(None, with_paper_settings=True)}
+    configs = configurations()
     populations = {
         (d, n, s): load_dataset(d, n=int(n), seed=int(s))
         for d, n, s in set(zip(pick.dataset, pick.population, pick.seed, strict=True))
@@ -106,10 +105,11 @@ def replay_games(
     rows = []
     for _, old in pick.iterrows():
         new = found[old.game, old.dataset, old.config, old.kind, int(old.target)]
-        same, largest, verdict = _compare(_outcome(old), _outcome(new), tolerance)
+        stored = _outcome(old)
+        same, largest, verdict = _compare(stored, _outcome(new), tolerance)
         current = old.code == code_fingerprint(old.technique)
         rows.append({"game": old.game, "dataset": old.dataset, "config": old.config,
-                     "kind": old.kind, "target": int(old.target), "values": len(_outcome(old)),
+                     "kind": old.kind, "target": int(old.target), "values": len(stored),
                      "identical": same, "largest difference": largest,
                      "made by": "current code" if current else "other code (stale)",
                      "verdict": verdict, "seconds": new["seconds"]})  # fmt: skip

@@ -68,7 +68,8 @@ COST_SECONDS = {"real": 3, "random": 4, "uniform": 4, "privbayes": 3, "pategan":
                 "ctgan": 40, "tvae": 12}  # fmt: skip
 
 
-def _configurations() -> dict[str, object]:
+def configurations() -> dict[str, object]:
+    """Every configuration a store may hold (the paper's PATE-GAN settings too), by label."""
     return {c.label: c for c in paper_configurations(None, with_paper_settings=True)}
 
 
@@ -142,7 +143,7 @@ def verify(
         pick = table.set_index(["dataset", "config", "run"]).loc[named].reset_index()
     else:
         pick = choose_cells(table, sample, seed, budget_minutes)
-    configs = _configurations()
+    configs = configurations()
     rows = []
     default = threads or per_worker(settings.n_jobs)  # for cells that record no count (module doc)
 
@@ -275,19 +276,21 @@ def record(
     Path(path).write_text(json.dumps(payload, indent=1, default=float))
 
 
-def _command(what: str) -> str:
+def command_of(what: str) -> str:
+    """The command that verifies ``what`` (cells: ``verify``, games: ``verify-games``); its
+    record is ``results/<command>-paper.json`` and its book page ``<command>.md``."""
     return "verify" if what == "cells" else f"verify-{what}"
 
 
 def to_markdown(path: str | Path, what: str = "cells") -> str:
     """The recorded run (of ``what``: cells, or games) as a sentence and a table (for the book),
     or a line saying there is none."""
-    command = _command(what)
+    command = command_of(what)
     if not Path(path).exists():
         return f"No `privmetrics {command}` run has been recorded yet (`make {command}` records one).\n"
     payload = json.loads(Path(path).read_text())
     what = payload.get("what", what)
-    command = _command(what)
+    command = command_of(what)
     report = pd.DataFrame(payload["cells"])
     verdicts = report.verdict.value_counts()
     wall = payload.get("wall_seconds")
