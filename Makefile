@@ -43,11 +43,13 @@ book-student: setup
 
 test: setup browser
 	$(PY) -m ruff check lib tests
+	$(PY) -m ruff format --check lib tests
 	$(PY) -m pytest -n 2 --durations=10
 
 # the quick subset for day-to-day work (tests marked fast in tests/conftest.py), under a minute
 test-fast: setup
 	$(PY) -m ruff check lib tests
+	$(PY) -m ruff format --check lib tests
 	$(PY) -m pytest -n 2 -q -m fast
 
 # regenerate a sample of the shipped paper store's cells from scratch and compare every score

@@ -32,8 +32,12 @@ def test_a_copy_gives_the_secret_away_and_noise_does_not(population):
 
 def test_the_game_is_seeded_and_refuses_a_schema_without_a_secret(population):
     frame, schema = population
-    one = play_attribute(frame, schema, "privbayes", {"epsilon": 1.0}, 3, train_rows=120, releases=3)
-    two = play_attribute(frame, schema, "privbayes", {"epsilon": 1.0}, 3, train_rows=120, releases=3)
+    one = play_attribute(
+        frame, schema, "privbayes", {"epsilon": 1.0}, 3, train_rows=120, releases=3
+    )
+    two = play_attribute(
+        frame, schema, "privbayes", {"epsilon": 1.0}, 3, train_rows=120, releases=3
+    )
     assert np.array_equal(one.right, two.right) and one.baseline_right == two.baseline_right
     with pytest.raises(ValueError, match="needs a sensitive attribute"):
         play_attribute(frame, schema.with_roles(sensitive=()), "real", {}, 0, train_rows=120)

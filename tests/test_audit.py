@@ -273,7 +273,9 @@ def test_with_a_holdout_a_shuffled_release_reads_near_holdout_and_a_copy_near_re
                            random_runs=2)  # fmt: skip
     informative = shuffled_table[~shuffled_table.reading.str.startswith("uninformative")]
     assert len(informative) >= len(DISTANCE) - 2, shuffled_table[["metric", "reading"]]
-    assert informative.reading.str.startswith("near holdout").all(), informative[["metric", "reading"]]
+    assert informative.reading.str.startswith("near holdout").all(), informative[
+        ["metric", "reading"]
+    ]
     assert "Holdout" in shuffled_table.columns and "Random" in shuffled_table.columns
     copy_table = audit(real, real.copy(), schema=schema, metrics=DISTANCE, holdout=holdout,
                        random_runs=2)  # fmt: skip

@@ -221,7 +221,9 @@ def test_list_counts_what_metrics_all_runs(capsys):
 
     assert main(["list"]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last.startswith(f"{len(select('all'))} measures: the paper's 21 and {len(REGISTRY) - 21} added")
+    assert last.startswith(
+        f"{len(select('all'))} measures: the paper's 21 and {len(REGISTRY) - 21} added"
+    )
 
 
 def test_the_cost_estimate_is_said_as_a_range_and_adds_up_over_tables(texas):

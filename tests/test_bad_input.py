@@ -134,14 +134,18 @@ CORRUPTIONS = [
     # pandas dtypes of users' tables (issue 29): valid for the metrics (privmetrics.data.dtypes)
     Corruption(
         "category dtype with an unused category",
-        lambda f, c, s, r: f.assign(**{c: pd.Categorical(f[c], categories=[*pd.unique(f[c]), "unused"])}),
+        lambda f, c, s, r: f.assign(
+            **{c: pd.Categorical(f[c], categories=[*pd.unique(f[c]), "unused"])}
+        ),
         False,
         "categorical",
         bare="category dtype",
     ),
     Corruption(
         "dates",
-        lambda f, c, s, r: f.assign(**{c: pd.Timestamp("2001-01-01") + pd.to_timedelta(f[c], unit="min")}),
+        lambda f, c, s, r: f.assign(
+            **{c: pd.Timestamp("2001-01-01") + pd.to_timedelta(f[c], unit="min")}
+        ),
         False,
         "numerical",
         bare="holds dates",
@@ -209,7 +213,10 @@ def check_outcome(run, corruption, column, minimum_rows: int, rows: int, side="s
     warned = any(issubclass(w.category, corruption.warning or Warning) for w in caught)
     if corruption.warning is not None and side == "synthetic":
         assert warned, corruption.name
-    outcome("valid result" + (" with a warning" if warned and corruption.warning else ""), corruption.name)
+    outcome(
+        "valid result" + (" with a warning" if warned and corruption.warning else ""),
+        corruption.name,
+    )
     return result
 
 

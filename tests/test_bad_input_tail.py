@@ -289,7 +289,9 @@ def test_a_bare_technique_names_the_wrapper_and_the_wrapper_takes_dates_and_cate
     table = dated().assign(ward=lambda t: pd.Categorical(t.ward, categories=list("abcdz")))
     with pytest.raises(InvalidInputError, match="'admitted' holds dates .*WithMissing"):
         make_synthesiser(technique, seed=0, **params).fit(table, DATED)
-    with pytest.raises(InvalidInputError, match=r"\['ward'\] have a pandas category dtype.*WithMissing"):
+    with pytest.raises(
+        InvalidInputError, match=r"\['ward'\] have a pandas category dtype.*WithMissing"
+    ):
         make_synthesiser(technique, seed=0, **params).fit(table.assign(admitted=1.0), DATED)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -297,7 +299,10 @@ def test_a_bare_technique_names_the_wrapper_and_the_wrapper_takes_dates_and_cate
     assert out.ward.notna().all() and list(out.ward.cat.categories)[:5] == list("abcdz")
     assert pd.api.types.is_datetime64_any_dtype(out.admitted) and out.admitted.notna().all()
     if technique != "random":  # Random's Laplace noise is hundreds of ranges wide by design
-        assert out.admitted.between(pd.Timestamp("2019-06-01"), pd.Timestamp("2023-01-01")).mean() > 0.5
+        assert (
+            out.admitted.between(pd.Timestamp("2019-06-01"), pd.Timestamp("2023-01-01")).mean()
+            > 0.5
+        )
 
 
 @pytest.mark.parametrize("technique", ["ctgan", "tvae"])

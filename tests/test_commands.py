@@ -18,7 +18,9 @@ def test_the_readme_shows_the_generated_blocks_and_the_book_includes_them():
         assert "```{include} generated/commands.md" in text, page
         typed = re.search(r"^make (reproduce|test|book-student)\b", text, re.MULTILINE)
         assert not typed, f"{page} types its own commands"
-    assert "Two commands" in (checkout_root() / "book" / "intro.md").read_text() and len(C.MAIN) == 2
+    assert (
+        "Two commands" in (checkout_root() / "book" / "intro.md").read_text() and len(C.MAIN) == 2
+    )
 
 
 def test_the_costs_are_read_from_the_reports_and_the_store(tmp_path):

@@ -8,7 +8,9 @@ import pytest
 from privmetrics.experiments import games as G
 
 
-def attacks_and_results(metric_values: dict[str, list[float]], auc: list[float], width=0.05, targets=12):
+def attacks_and_results(
+    metric_values: dict[str, list[float]], auc: list[float], width=0.05, targets=12
+):
     """The first configuration is Random and the last Real; each AUC has an interval of +-width
     and comes from ``targets`` targets."""
     configs = ["Random", *(f"c{i}" for i in range(1, len(auc) - 1)), "Real"]
@@ -228,7 +230,9 @@ def test_the_selection_re_read_and_the_no_loss_check_say_what_the_numbers_say():
     assert shown.loc["DCR", "selected by"] == "paper, ours"
     assert shown.loc["NNDR", "d, random targets"] == "not measured"
     assert shown.loc["ALC", "d, random targets"] == G.DOES_NOT
-    results = pd.DataFrame({"dataset": "d", "config": "CTGAN", "metric": "ALC", "score": [0.0, 0.02]})
+    results = pd.DataFrame(
+        {"dataset": "d", "config": "CTGAN", "metric": "ALC", "score": [0.0, 0.02]}
+    )
     attack = {"dataset": "d", "config": "CTGAN", "kind": "random", "measure": "AUC", "value": 0.8}
     found = G.no_loss_check(results, pd.DataFrame([{**attack, "low": 0.7, "high": 0.9}]))
     assert "ALC scores CTGAN 0.010" in found and "understates this risk" in found
@@ -280,11 +284,17 @@ def test_an_attack_barely_above_chance_on_real_is_not_shown_to_work():
 
 def test_found_members_names_the_configurations_the_attack_breaks_beside_the_metrics_scores():
     auc = [0.95, 0.55, 0.52, 0.5, 1.0]  # Random caught; c1 barely above chance: no effect
-    attacks, results = attacks_and_results({"m": [0.1, 0.5, 0.4, 0.3, 1.0], "other": [9] * 5}, auc, width=0.04)
+    attacks, results = attacks_and_results(
+        {"m": [0.1, 0.5, 0.4, 0.3, 1.0], "other": [9] * 5}, auc, width=0.04
+    )
     said = G.found_members(attacks, results, final=["m"])
-    assert said.startswith("- **d, random targets**: beyond Real, the attack finds members in Random (AUC 0.95 [0.91, 0.99]; the final metrics' mean score 0.10)")
+    assert said.startswith(
+        "- **d, random targets**: beyond Real, the attack finds members in Random (AUC 0.95 [0.91, 0.99]; the final metrics' mean score 0.10)"
+    )
     assert "c1" not in said and "Real's mean score: 1.00" in said
-    attacks, results = attacks_and_results({"m": [0.1, 0.5, 0.4, 0.3, 1.0]}, [0.5, 0.5, 0.5, 0.5, 1.0])
+    attacks, results = attacks_and_results(
+        {"m": [0.1, 0.5, 0.4, 0.3, 1.0]}, [0.5, 0.5, 0.5, 0.5, 1.0]
+    )
     assert "in no configuration" in G.found_members(attacks, results, final=["m"])
 
 

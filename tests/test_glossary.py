@@ -34,7 +34,9 @@ def named_metrics(definition: str) -> set[str]:
     found = set()
     for name, spec in REGISTRY.items():
         spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
-        if re.search(rf"\b({re.escape(name)}|{re.escape(spaced)}|{re.escape(spec.title)})\b", definition):
+        if re.search(
+            rf"\b({re.escape(name)}|{re.escape(spaced)}|{re.escape(spec.title)})\b", definition
+        ):
             found.add(name)
     return found
 
@@ -42,7 +44,10 @@ def named_metrics(definition: str) -> set[str]:
 def test_one_definition_per_term_in_one_place():
     terms = glossary()
     assert len(terms) >= 20
-    pages = [*checkout_root().joinpath("book").glob("*.md"), *checkout_root().joinpath("notebooks").glob("*.ipynb")]
+    pages = [
+        *checkout_root().joinpath("book").glob("*.md"),
+        *checkout_root().joinpath("notebooks").glob("*.ipynb"),
+    ]
     elsewhere = [p.name for p in pages if "{glossary}" in p.read_text() and p.name != "glossary.md"]
     assert elsewhere == []
 

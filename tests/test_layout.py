@@ -73,8 +73,7 @@ def upward(graph: dict[str, set[str]]) -> list[str]:
         f"{module} -> {target}"
         for module, targets in graph.items()
         for target in targets
-        if package_of(target) != "__init__"
-        and RANK[package_of(target)] > RANK[package_of(module)]
+        if package_of(target) != "__init__" and RANK[package_of(target)] > RANK[package_of(module)]
     ]
 
 
@@ -93,7 +92,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == "open":
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         state[node] = "done"

@@ -178,7 +178,9 @@ def test_the_permutation_test_is_exact_for_a_perfect_ordering():
     values lies wholly above chance, which is why the decisions use the test."""
     from privmetrics.attacks.membership_game import GameResult, permutation_p
 
-    game = GameResult(0, "random", np.array([0.1, 0.9, 0.2, 0.8, 0.3, 0.7]), np.array([0, 1, 0, 1, 0, 1]))
+    game = GameResult(
+        0, "random", np.array([0.1, 0.9, 0.2, 0.8, 0.3, 0.7]), np.array([0, 1, 0, 1, 0, 1])
+    )
     assert permutation_p([game]) == pytest.approx(1 / 20, abs=0.006)
     assert permutation_p([game, game]) == pytest.approx(1 / 400, abs=0.0015)
     assert measure(summarise([game], draws=200), "random").low > 0.5

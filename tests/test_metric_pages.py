@@ -37,7 +37,7 @@ def test_the_cap_classes_shown_give_the_score(name, noisy_pair):
 def test_the_traced_distances_give_dcr_authenticity_and_identifiability(noisy_pair):
     pair = noisy_pair()
     score = REGISTRY["DCR"](pair)
-    (distances, _), = [v for k, v in pair._knn.items() if k == ("real", "synthetic", "famd")]
+    ((distances, _),) = [v for k, v in pair._knn.items() if k == ("real", "synthetic", "famd")]
     mean = distances[:, 0].mean()
     assert score == pytest.approx(1 / (1 + mean ** (1 / np.log(10))))
     pair = noisy_pair()

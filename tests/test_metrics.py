@@ -61,7 +61,9 @@ def test_final_selection_is_table_12():
 
 def test_lookup_is_case_insensitive_and_unknown_names_are_listed():
     assert get_metric("dcr").name == "DCR"
-    with pytest.raises(KeyError, match=r"unknown metric 'DCRR' \(did you mean 'DCR'\?\).*AttributeInference"):
+    with pytest.raises(
+        KeyError, match=r"unknown metric 'DCRR' \(did you mean 'DCR'\?\).*AttributeInference"
+    ):
         get_metric("DCRR")
     with pytest.raises(KeyError, match=r"unknown metric 'Nope'; registered"):  # nothing close
         get_metric("Nope")

@@ -92,7 +92,10 @@ def course_chapters() -> list[str]:
     for part in toc["parts"]:
         if part["caption"].startswith(("Background", "Experiments")):
             for chapter in part["chapters"]:
-                files = [chapter["file"], *(s["file"] for s in chapter.get("sections", []) if "file" in s)]
+                files = [
+                    chapter["file"],
+                    *(s["file"] for s in chapter.get("sections", []) if "file" in s),
+                ]
                 names.append(next(Path(f).name for f in files if "/generated/" in f))
     return names
 

@@ -49,7 +49,9 @@ def test_the_vectorised_search_chooses_what_the_plain_loop_chooses(columns, rows
     half = model.epsilon / 2
     model.ledger_ = P.Ledger()  # the search writes to the ledger; a fresh one for the replay
     got = model._learn_network(codes, cards, half, half, np.random.default_rng(5))
-    expected = reference_network(model, codes, np.asarray(cards), half, half, np.random.default_rng(5))
+    expected = reference_network(
+        model, codes, np.asarray(cards), half, half, np.random.default_rng(5)
+    )
     assert got == expected
     assert any(parents for _, parents in got) or epsilon < 100  # large budgets do pick parents
 
@@ -65,7 +67,9 @@ def test_a_200_column_table_fits_and_samples():
 
 def test_a_search_too_large_is_refused_up_front_with_the_limit():
     P.check_width(200, 2)  # about 4 million pairs per step: fine
-    with pytest.raises(InvalidInputError, match=r"degree 3 on 200 columns .* use at most \d+ columns"):
+    with pytest.raises(
+        InvalidInputError, match=r"degree 3 on 200 columns .* use at most \d+ columns"
+    ):
         P.check_width(200, 3)
     frame, schema = wide_table(200, 50)
     with pytest.raises(InvalidInputError, match="degree 3 on 200 columns"):

@@ -26,7 +26,10 @@ def store(tmp_path):
 def test_replayed_games_are_identical_and_an_edited_outcome_is_found(store, tmp_path, capsys):
     report = replay_games("smoke", path=store, sample=8, n_jobs=2, progress=False)
     assert len(report) == 8 and set(report.verdict) == {"identical"}
-    assert set(report.game) == {"membership", "attribute"} and set(report.config) == {"Real", "Random"}
+    assert set(report.game) == {"membership", "attribute"} and set(report.config) == {
+        "Real",
+        "Random",
+    }
     assert set(report["made by"]) == {"current code"}
     assert (report.identical == report["values"]).all() and (report["values"] > 1).all()
     record(report, tmp_path / "g.json", "smoke", 1e-9, what="games")
@@ -35,8 +38,12 @@ def test_replayed_games_are_identical_and_an_edited_outcome_is_found(store, tmp_
     assert "8 games regenerated from scratch: 8 identical" in text
     assert "`make verify-games` records one" in to_markdown(tmp_path / "none.json", "games")
 
-    with sqlite3.connect(store) as conn:  # Real's first membership score off, Random's baseline flipped
-        for key, scores in conn.execute("SELECT rowid, scores FROM games WHERE config = 'Real'").fetchall():
+    with sqlite3.connect(
+        store
+    ) as conn:  # Real's first membership score off, Random's baseline flipped
+        for key, scores in conn.execute(
+            "SELECT rowid, scores FROM games WHERE config = 'Real'"
+        ).fetchall():
             edited = json.loads(scores)
             edited[0] += 1e-6
             conn.execute("UPDATE games SET scores = ? WHERE rowid = ?", (json.dumps(edited), key))
@@ -44,7 +51,10 @@ def test_replayed_games_are_identical_and_an_edited_outcome_is_found(store, tmp_
                      "WHERE config = 'Random'")  # fmt: skip
     again = replay_games("smoke", path=store, sample=8, n_jobs=1, progress=False)
     wrong = again[again.verdict == "DIFFERENT"]
-    assert set(zip(wrong.game, wrong.config, strict=True)) == {("membership", "Real"), ("attribute", "Random")}
+    assert set(zip(wrong.game, wrong.config, strict=True)) == {
+        ("membership", "Real"),
+        ("attribute", "Random"),
+    }
     assert len(wrong) == 4 and (again.verdict[~again.index.isin(wrong.index)] == "identical").all()
     assert main(["verify-games", "--profile", "smoke", "--store", str(store), "--sample", "2",
                  "--games", "membership", "--jobs", "1"]) == 1  # fmt: skip
@@ -54,13 +64,17 @@ def test_replayed_games_are_identical_and_an_edited_outcome_is_found(store, tmp_
 def test_a_game_made_by_other_code_is_reported_stale(store):
     with sqlite3.connect(store) as conn:
         conn.execute("UPDATE games SET code = 'older code' WHERE technique = 'random'")
-    report = replay_games("smoke", path=store, games=("membership",), sample=4, n_jobs=1, progress=False)
+    report = replay_games(
+        "smoke", path=store, games=("membership",), sample=4, n_jobs=1, progress=False
+    )
     made = dict(zip(report.config, report["made by"], strict=False))
     assert made == {"Real": "current code", "Random": "other code (stale)"}
 
 
 def test_the_draw_covers_every_technique_within_the_budget():
-    stored = pd.DataFrame({"technique": ["real"] * 4 + ["ctgan"] * 4, "seconds": [5.0] * 4 + [400.0] * 4})
+    stored = pd.DataFrame(
+        {"technique": ["real"] * 4 + ["ctgan"] * 4, "seconds": [5.0] * 4 + [400.0] * 4}
+    )
     assert choose_games(stored, 4, seed=0, budget_minutes=None, n_jobs=2).technique.value_counts().to_dict() == {
         "real": 2, "ctgan": 2}  # fmt: skip
     cheap = choose_games(stored, 4, seed=0, budget_minutes=5, n_jobs=2)  # 600 core-seconds

@@ -27,11 +27,15 @@ def test_code_digest_ignores_documentation_and_layout_but_not_code():
 
 
 def test_code_digest_ignores_imports_so_a_moved_module_keeps_its_fingerprint():
-    here = 'from ..domain import Bounds\nimport numpy as np\n\ndef f(x):\n    return Bounds(x)\n'
-    moved = 'import numpy as np\nfrom ..data.domain import Bounds\n\ndef f(x):\n    return Bounds(x)\n'
+    here = "from ..domain import Bounds\nimport numpy as np\n\ndef f(x):\n    return Bounds(x)\n"
+    moved = (
+        "import numpy as np\nfrom ..data.domain import Bounds\n\ndef f(x):\n    return Bounds(x)\n"
+    )
     assert cache_module.code_digest(here) == cache_module.code_digest(moved)
     assert cache_module.code_digest("import os\n") == cache_module.EMPTY_MODULE
-    assert cache_module.code_digest(here) != cache_module.code_digest(here.replace("(x)\n", "(-x)\n"))
+    assert cache_module.code_digest(here) != cache_module.code_digest(
+        here.replace("(x)\n", "(-x)\n")
+    )
 
 
 def test_fingerprints_differ_by_technique_and_cover_the_domain_module():

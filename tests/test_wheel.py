@@ -35,7 +35,9 @@ def wheel_env(tmp_path_factory):
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(root / name, source / name)
-    shutil.copytree(root / "lib", source / "lib", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(
+        root / "lib", source / "lib", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PRIVMETRICS", "PYTHON"))}
     built = run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
@@ -80,7 +82,9 @@ def test_the_command_line_lists_metrics_and_audits_two_csv_files(wheel_env):
     python, command, env, outside = wheel_env
     listed = run([str(command), "list"], outside, env)
     assert listed.returncode == 0, listed.stderr[-2000:]
-    assert {"DCR", "NNDR", "AttributeInference"} <= {line.split()[0] for line in listed.stdout.splitlines()}
+    assert {"DCR", "NNDR", "AttributeInference"} <= {
+        line.split()[0] for line in listed.stdout.splitlines()
+    }
     make = (
         "import numpy as np, pandas as pd; rng = np.random.default_rng(0); "
         "f = lambda n: pd.DataFrame({'age': rng.integers(18, 90, n), 'sex': rng.choice(['F', 'M'], n),"

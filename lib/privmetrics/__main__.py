@@ -315,8 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     audit.add_argument("--json", help="also write the whole report as JSON here")
     audit.add_argument(
-        "--evidence", help="write the exposed real rows (copied, closer than a neighbour, "
-        "sensitive value recovered) as CSV here"
+        "--evidence",
+        help="write the exposed real rows (copied, closer than a neighbour, "
+        "sensitive value recovered) as CSV here",
     )
     audit.add_argument(
         "--fail-on",

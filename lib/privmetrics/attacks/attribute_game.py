@@ -104,16 +104,22 @@ def play_attribute(
     rng = np.random.default_rng([seed, target, 1])
     target_row = population.iloc[[target]].reset_index(drop=True)
     # the reference only trains the baseline's forest: any size will do
-    reference, pool = split_population(population, target, rng, train_rows, need=("evaluation pool",))
+    reference, pool = split_population(
+        population, target, rng, train_rows, need=("evaluation pool",)
+    )
     guesser = _Guesser(schema, sensitive, reference, seed)
     truth = guesser.label(target_row[sensitive])[0]
     right = []
     with limited(threads):
         baseline_right = bool(guesser.guess(reference, target_row) == truth)
         for r in range(releases):
-            train = pool.iloc[rng.choice(len(pool), train_rows, replace=False)].reset_index(drop=True)
+            train = pool.iloc[rng.choice(len(pool), train_rows, replace=False)].reset_index(
+                drop=True
+            )
             train.iloc[-1] = target_row.iloc[0].to_numpy()
-            model = make_synthesiser(technique, seed=seed * 1_000_003 + target * 1_000 + r, **params)
+            model = make_synthesiser(
+                technique, seed=seed * 1_000_003 + target * 1_000 + r, **params
+            )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 release = model.fit_sample(train, schema, train_rows)
@@ -129,7 +135,9 @@ def _measure(right: list[np.ndarray], base: np.ndarray, picks, inner) -> tuple[f
     return accuracy, baseline, accuracy - baseline
 
 
-def summarise_attribute(results: list[AttributeResult], draws: int = 500, seed: int = 0) -> pd.DataFrame:
+def summarise_attribute(
+    results: list[AttributeResult], draws: int = 500, seed: int = 0
+) -> pd.DataFrame:
     """Per target kind: the release's accuracy, the baseline's and the advantage, pooled over
     targets, each with a 95% bootstrap interval (targets resampled, then releases within each)
     and its bootstrap values (``draws``)."""

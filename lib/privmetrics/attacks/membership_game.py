@@ -267,7 +267,9 @@ def rank_auc(ranks: np.ndarray, labels: np.ndarray) -> np.ndarray:
     positives = labels.sum(-1)
     negatives = labels.shape[-1] - positives
     with np.errstate(invalid="ignore", divide="ignore"):
-        return ((ranks * labels).sum(-1) - positives * (positives + 1) / 2) / (positives * negatives)
+        return ((ranks * labels).sum(-1) - positives * (positives + 1) / 2) / (
+            positives * negatives
+        )
 
 
 def permutation_p(results: list[GameResult], draws: int = 10_000, seed: int = 0) -> float:

@@ -111,7 +111,15 @@ def measure_peer(rows: int, label: str) -> dict:
 
 
 def _in_child(kind: str, rows: int, what: str, timeout: float) -> dict:
-    command = [sys.executable, "-m", "privmetrics.compendium.bench_scale", "--child", kind, str(rows), what]
+    command = [
+        sys.executable,
+        "-m",
+        "privmetrics.compendium.bench_scale",
+        "--child",
+        kind,
+        str(rows),
+        what,
+    ]
     return in_child(command, timeout)
 
 

@@ -158,7 +158,9 @@ def privbayes_widths(
         out.append({"columns": d, "rows": rows, "fit s": time.perf_counter() - start,
                     "pairs per step (at most)": pairs, "note": note})  # fmt: skip
     table = pd.DataFrame(out)
-    table.attrs["source"] = f"PrivBayes, epsilon {epsilon:g}, degree {degree}, generated Texas-like columns"
+    table.attrs["source"] = (
+        f"PrivBayes, epsilon {epsilon:g}, degree {degree}, generated Texas-like columns"
+    )
     return table
 
 

@@ -18,7 +18,10 @@ from privmetrics.compendium.timings import TimingReport
 
 MAIN = [
     ("make reproduce", "the book on the quick profile, offline"),
-    ("make test", "the whole test suite (ruff + pytest, notebooks included); .ci/run calls exactly this"),
+    (
+        "make test",
+        "the whole test suite (ruff + pytest, notebooks included); .ci/run calls exactly this",
+    ),
 ]
 OTHERS = [
     ("make reproduce PROFILE=paper", "the paper edition, from the shipped results store"),
@@ -77,11 +80,4 @@ def costs(results: Path) -> str:
 
 def page(results: Path) -> str:
     """``book/generated/commands.md``: the two commands, the other editions, and their costs."""
-    return (
-        block()
-        + "\n\nThe other editions:\n\n"
-        + block(OTHERS)
-        + "\n\n"
-        + costs(results)
-        + "\n"
-    )
+    return block() + "\n\nThe other editions:\n\n" + block(OTHERS) + "\n\n" + costs(results) + "\n"

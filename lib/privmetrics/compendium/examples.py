@@ -53,9 +53,7 @@ def shuffled_release(real: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """Every column permuted on its own: the marginals of the real table and no row of anyone,
     the case an audit must not flag (and that Random-anchored positions used to read as risky)."""
     rng = np.random.default_rng(seed)
-    return pd.DataFrame(
-        {c: real[c].to_numpy()[rng.permutation(len(real))] for c in real.columns}
-    )
+    return pd.DataFrame({c: real[c].to_numpy()[rng.permutation(len(real))] for c in real.columns})
 
 
 def gaussian_copula_release(real: pd.DataFrame, rows: int, seed: int = 0) -> pd.DataFrame:

@@ -132,13 +132,15 @@ def worked(name: str) -> str:
         + ", ".join(schema.sensitive)
         + "):\n\n"
         + md_table(real.rename_axis("row"), digits="g"),
-        "The synthetic table $Z$, a noisy copy:\n\n" + md_table(synthetic.rename_axis("row"), digits="g"),
+        "The synthetic table $Z$, a noisy copy:\n\n"
+        + md_table(synthetic.rename_axis("row"), digits="g"),
     ]
     if name in CAP:
         table = cap_rows(pair, CAP[name], spec.params.get("n_bins", 10))
         parts.append(
             "Numbers of the key are cut into quantile bins of the real table first; then, per "
-            "real row y:\n\n" + md_table(table.rename_axis("real row"))
+            "real row y:\n\n"
+            + md_table(table.rename_axis("real row"))
             + f"\n\nThe score is the mean of p(y): {table['p(y)'].mean():.3f}."
         )
     elif name in COLUMN_WISE:
@@ -163,7 +165,9 @@ def _errata_for(name: str) -> list[str]:
     for key, entry in errata().items():
         where = [w.strip() for w in str(entry.get("where", "")).split(",")]
         if name in where:
-            out.append(f"- **{key}.** The paper: {entry['paper']} Ours: {entry['ours']} Why: {entry['why']}")
+            out.append(
+                f"- **{key}.** The paper: {entry['paper']} Ours: {entry['ours']} Why: {entry['why']}"
+            )
     return out
 
 
@@ -197,7 +201,12 @@ def page(name: str, position: int) -> str:
         "$$",
         "",
         "Every score points the same way: 0 = private, 1 = no privacy (a copy of the data scores "
-        "near 1)." + (f" How this metric is turned to that direction: {spec.orientation}." if spec.orientation else ""),
+        "near 1)."
+        + (
+            f" How this metric is turned to that direction: {spec.orientation}."
+            if spec.orientation
+            else ""
+        ),
         "",
         "## In plain words",
         "",
@@ -210,7 +219,12 @@ def page(name: str, position: int) -> str:
     lines += [f"- `{p}` = `{v!r}`: {described[p]}" for p, v in spec.params.items()] or ["None."]
     lines += ["", "## A worked calculation on five rows", "", worked(name), ""]
     found = _errata_for(name)
-    lines += ["## Errata resolved", "", *(found or ["None specific to this metric (the general ones are on the errata page)."]), ""]
+    lines += [
+        "## Errata resolved",
+        "",
+        *(found or ["None specific to this metric (the general ones are on the errata page)."]),
+        "",
+    ]
     variants = [v for v in VARIANTS.values() if v.base == name]
     lines += ["## Definition variants", ""]
     lines += [f"- `{v.name}` ({', '.join(f'{k}={val!r}' for k, val in v.params.items() if spec.params.get(k) != val)}): {v.note}"

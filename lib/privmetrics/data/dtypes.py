@@ -82,7 +82,9 @@ def restore(frame: pd.DataFrame, types: PlainTypes) -> pd.DataFrame:
             ok = np.isfinite(seconds)  # seconds resolution: dates far outside pandas' ns range fit
             stamps[ok] = np.round(seconds[ok]).astype("int64").astype("datetime64[s]")
             stamps = pd.Series(stamps, index=frame.index)
-            changed[col] = stamps.dt.tz_localize("UTC").dt.tz_convert(tz) if tz is not None else stamps
+            changed[col] = (
+                stamps.dt.tz_localize("UTC").dt.tz_convert(tz) if tz is not None else stamps
+            )
     for col, categories in types.categories.items():
         if col in frame:
             extra = pd.Index(pd.unique(frame[col].dropna())).difference(categories)

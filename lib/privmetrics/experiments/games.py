@@ -92,7 +92,11 @@ SETTINGS = ("population", "train_rows", "shadow", "releases", "seed")
 TABLES = {"membership": "games", "attribute": "attribute_games"}
 # the version of each attack, stored with every game: games of another version count as missing
 ATTACK_VERSIONS = {"membership": membership_version, "attribute": attribute_version}
-TRACKS, DOES_NOT, CANNOT_TELL = "tracks the attack", "does not track it", "cannot tell at this scale"
+TRACKS, DOES_NOT, CANNOT_TELL = (
+    "tracks the attack",
+    "does not track it",
+    "cannot tell at this scale",
+)
 # how far above chance an attack must be, besides its interval lying wholly above chance, to count
 # as working (an AUC of 0.6, an advantage of 0.1): a tight interval around 0.51 finds nothing
 MIN_EFFECT = 0.1
@@ -159,7 +163,9 @@ class GameStore:
         if settings is not None:
             for k in SETTINGS:
                 frame = frame[frame[k] == settings[k]]
-        current = pd.to_numeric(frame.attack).fillna(1) == ATTACK_VERSIONS[self.game]  # as done() does
+        current = (
+            pd.to_numeric(frame.attack).fillna(1) == ATTACK_VERSIONS[self.game]
+        )  # as done() does
         if self.game == "membership":
             current &= frame.ingredients.notna()
         return frame[current].reset_index(drop=True)
@@ -233,7 +239,9 @@ def run_games(
     done = store.done(settings)
     datasets = list(datasets or sizes.datasets)
     rounds: dict[int, list] = {}
-    chosen = set()  # (dataset, kind, target): games of other targets (an older choice) are not shown
+    chosen = (
+        set()
+    )  # (dataset, kind, target): games of other targets (an older choice) are not shown
     for dataset in datasets:
         population, schema = load_dataset(dataset, n=settings["population"], seed=sizes.seed)
         targets = choose_targets(population, schema, sizes.game_targets, sizes.seed)
@@ -244,8 +252,17 @@ def run_games(
                 for i, t in enumerate(positions):
                     if (dataset, config.label, kind, t) not in done:
                         rounds.setdefault(i, []).append(
-                            delayed(_one_game)(store.game, dataset, config, params, kind, t,
-                                               population, schema, settings)  # fmt: skip
+                            delayed(_one_game)(
+                                store.game,
+                                dataset,
+                                config,
+                                params,
+                                kind,
+                                t,
+                                population,
+                                schema,
+                                settings,
+                            )  # fmt: skip
                         )
     tasks = [task for i in sorted(rounds) for task in rounds[i]]
     if tasks and not compute:
@@ -254,9 +271,14 @@ def run_games(
         parallel = workers(n_jobs or sizes.n_jobs)
         for row in tqdm(parallel(tasks), total=len(tasks), desc=f"{store.game} games",
                         disable=not progress):  # fmt: skip
-            store.add(row)  # each game kept as it finishes: an interruption loses only those running
+            store.add(
+                row
+            )  # each game kept as it finishes: an interruption loses only those running
     games = store.games(settings)
-    keep = [(d, k, int(t)) in chosen for d, k, t in zip(games.dataset, games.kind, games.target, strict=True)]
+    keep = [
+        (d, k, int(t)) in chosen
+        for d, k, t in zip(games.dataset, games.kind, games.target, strict=True)
+    ]
     return games[keep].reset_index(drop=True)
 
 
@@ -284,15 +306,21 @@ def missing_note(profile: str, store: GameStore, tasks: list) -> str:
 
 def _results(games: pd.DataFrame) -> list[GameResult]:
     return [
-        GameResult(int(g.target), g.kind, np.array(json.loads(g.scores)), np.array(json.loads(g.truth)))
+        GameResult(
+            int(g.target), g.kind, np.array(json.loads(g.scores)), np.array(json.loads(g.truth))
+        )
         for g in games.itertuples()
     ]  # one per game (a few dozen), not per row of data
 
 
 def _attribute_results(games: pd.DataFrame) -> list[AttributeResult]:
     return [
-        AttributeResult(int(g.target), g.kind, np.array(json.loads(g.scores), dtype=bool),
-                        bool(json.loads(g.truth)[0]))  # fmt: skip
+        AttributeResult(
+            int(g.target),
+            g.kind,
+            np.array(json.loads(g.scores), dtype=bool),
+            bool(json.loads(g.truth)[0]),
+        )  # fmt: skip
         for g in games.itertuples()
     ]
 
@@ -303,7 +331,18 @@ def attack_table(
     """Per (dataset, config, kind, measure): the pooled value with its 95% interval (membership:
     AUC, advantage, TPR at FPR 0.1; attribute: accuracy, baseline accuracy, advantage) and the
     bootstrap values behind it (``draws``, which :func:`predictiveness` carries into rho)."""
-    columns = ["dataset", "config", "kind", "measure", "value", "low", "high", "n targets", "draws", "p"]
+    columns = [
+        "dataset",
+        "config",
+        "kind",
+        "measure",
+        "value",
+        "low",
+        "high",
+        "n targets",
+        "draws",
+        "p",
+    ]
     if games.empty:
         return pd.DataFrame(columns=columns)
     frames = []
@@ -312,7 +351,9 @@ def attack_table(
             table = summarise(_results(part), draws=draws, seed=seed)
         else:
             table = summarise_attribute(_attribute_results(part), draws=draws, seed=seed)
-        frames.append(table.rename(columns={"targets": "kind"}).assign(dataset=dataset, config=config))
+        frames.append(
+            table.rename(columns={"targets": "kind"}).assign(dataset=dataset, config=config)
+        )
     return pd.concat(frames, ignore_index=True).reindex(columns=columns)  # attribute: no p
 
 
@@ -450,7 +491,9 @@ def _exposure(name: str, values: np.ndarray) -> float:
     return float(values.mean())
 
 
-def _auc_draws(scores: np.ndarray, truth: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
+def _auc_draws(
+    scores: np.ndarray, truth: np.ndarray, draws: int, rng: np.random.Generator
+) -> np.ndarray:
     """One game's AUC in ``draws`` bootstrap draws of its releases (NaN for a draw of one class),
     by :func:`~privmetrics.attacks.membership_game.rank_auc`."""
     pick = rng.integers(len(truth), size=(draws, len(truth)))
@@ -484,7 +527,12 @@ def per_record(
         informative = works and at_least(steady, 0.8) and targets >= MIN_TARGETS
         sample = rng.integers(len(part), size=(draws, len(part)))
         for ingredient, (key, _, measures) in INGREDIENTS.items():
-            x = np.array([_exposure(key, np.array(g[key])[t == 1]) for g, t in zip(stored, truth, strict=True)])
+            x = np.array(
+                [
+                    _exposure(key, np.array(g[key])[t == 1])
+                    for g, t in zip(stored, truth, strict=True)
+                ]
+            )
             rho = float(_spearman_rows(x[None], auc[None])[0])
             boot = _spearman_rows(x[sample], np.take_along_axis(noise, sample, 1))
             low, high = (np.nanpercentile(boot, [2.5, 97.5]) if np.isfinite(boot).any()
@@ -560,7 +608,9 @@ def found_members(attacks: pd.DataFrame, results: pd.DataFrame, final: list[str]
         scores = chosen[chosen.dataset == dataset].groupby("config").score.mean()
         others = part[part.config != "Real"]
         # Bonferroni over the configurations scanned: one in twenty would pass by chance at 0.05
-        found = [r for _, r in others.iterrows() if _above_chance(r, 0.5, 0.05 / max(len(others), 1))]
+        found = [
+            r for _, r in others.iterrows() if _above_chance(r, 0.5, 0.05 / max(len(others), 1))
+        ]
         if not found:
             lines.append(f"- **{dataset}, {kind} targets**: beyond Real, the attack finds members "
                          "in no configuration.")  # fmt: skip
@@ -583,7 +633,9 @@ def reread(table: pd.DataFrame, selections: dict[str, list[str]]) -> pd.DataFram
     verdicts = verdicts.reindex(names)
     verdicts.columns = [f"{dataset}, {kind} targets" for dataset, kind in verdicts.columns]
     verdicts.insert(
-        0, "selected by", [", ".join(s for s, chosen in selections.items() if m in chosen) for m in names]
+        0,
+        "selected by",
+        [", ".join(s for s, chosen in selections.items() if m in chosen) for m in names],
     )
     return verdicts.fillna("not measured")
 
@@ -596,11 +648,15 @@ def no_loss_check(results: pd.DataFrame, attacks: pd.DataFrame, metric: str = "A
     lines = []
     auc = attacks[(attacks.measure == "AUC") & (attacks.config == config)]
     for dataset, part in auc.groupby("dataset", sort=False):
-        scores = results[(results.dataset == dataset) & (results.config == config) & (results.metric == metric)]
+        scores = results[
+            (results.dataset == dataset) & (results.config == config) & (results.metric == metric)
+        ]
         if scores.empty:
             continue
         score = float(scores.score.mean())
-        found = [f"{r.kind} targets {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for r in part.itertuples()]
+        found = [
+            f"{r.kind} targets {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for r in part.itertuples()
+        ]
         above = [r.kind for _, r in part.iterrows() if _above_chance(r, 0.5)]
         low = score < 0.5  # nearer to "no loss" (0) than to Real (1)
         if above and low:
@@ -613,7 +669,10 @@ def no_loss_check(results: pd.DataFrame, attacks: pd.DataFrame, metric: str = "A
             reading = "the attack finds no member beyond chance either: the two agree at this scale"
         else:
             reading = f"{metric} reads more risk than the attack measures at this scale"
-        lines.append(f"- **{dataset}**: {metric} scores {config} {score:.3f} (Real: 1); membership "
-                     f"AUC on {config}: {'; '.join(found)}: {reading}.")
-    return "\n".join(lines) + "\n" if lines else f"No {config} games or {metric} scores to compare.\n"
-
+        lines.append(
+            f"- **{dataset}**: {metric} scores {config} {score:.3f} (Real: 1); membership "
+            f"AUC on {config}: {'; '.join(found)}: {reading}."
+        )
+    return (
+        "\n".join(lines) + "\n" if lines else f"No {config} games or {metric} scores to compare.\n"
+    )

@@ -100,7 +100,9 @@ def replay_games(
         )
         for row in pick.itertuples()
     ]  # fmt: skip
-    replayed = list(tqdm(workers(n_jobs)(tasks), total=len(tasks), desc="replay", disable=not progress))
+    replayed = list(
+        tqdm(workers(n_jobs)(tasks), total=len(tasks), desc="replay", disable=not progress)
+    )
     found = {(g, r["dataset"], r["config"], r["kind"], r["target"]): r for g, r in replayed}
     rows = []
     for _, old in pick.iterrows():

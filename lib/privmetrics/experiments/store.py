@@ -119,7 +119,9 @@ class ResultsStore:
     def _current(conn) -> bool:
         """Whether the file already has every table, column and the view as this code writes
         them, so that a read-only use (building the book) leaves its bytes as they were."""
-        view = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'results'")
+        view = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'results'"
+        )
         found = view.fetchone()
         wanted = VIEW.split(";", 1)[1].strip().rstrip(";").strip()
         if not found or found[0].strip() != wanted:

@@ -78,7 +78,9 @@ def choose_cells(
 ) -> pd.DataFrame:
     """``sample`` cells: a seeded order, round-robin over techniques, within the time budget
     (:func:`round_robin`; each cell's cost from :data:`COST_SECONDS`, measured on two cores)."""
-    cost = [COST_SECONDS.get(t, 40) * r / 1000 for t, r in zip(cells.technique, cells.rows, strict=True)]
+    cost = [
+        COST_SECONDS.get(t, 40) * r / 1000 for t, r in zip(cells.technique, cells.rows, strict=True)
+    ]
     budget = None if budget_minutes is None else budget_minutes * 60 * available_cores() / 2
     return round_robin(cells.assign(cost=cost), sample, seed, budget)
 

@@ -79,7 +79,11 @@ def check_width(d: int, degree: int) -> None:
     """Refuse a table too wide for the network search at this ``degree`` (comment above)."""
     pairs = d * sum(comb(d - 1, k) for k in range(1, degree + 1))
     if pairs > MAX_PAIRS:
-        widest = max(w for w in range(2, d) if w * sum(comb(w - 1, k) for k in range(1, degree + 1)) <= MAX_PAIRS)
+        widest = max(
+            w
+            for w in range(2, d)
+            if w * sum(comb(w - 1, k) for k in range(1, degree + 1)) <= MAX_PAIRS
+        )
         raise InvalidInputError(
             f"PrivBayes with degree {degree} on {d} columns would weigh up to {pairs:.2g} "
             f"(attribute, parent set) pairs at each of its {d - 1} network steps (at most "
