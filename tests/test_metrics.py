@@ -1,5 +1,8 @@
 """Tests of the 21 metrics: hand-computed values on tiny tables, Real/Random, invariances, errors."""
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +13,7 @@ from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import REGISTRY, Category, compute, evaluate, get_metric, select
+from privmetrics.metrics.registry import ORDER, arrange
 
 ALL = list(REGISTRY)
 
@@ -22,6 +26,51 @@ def test_registry_holds_the_papers_21_metrics_in_order():
     counts = pd.Series([str(m.category) for m in paper]).value_counts().to_dict()
     assert counts == {"re-identification": 14, "reconstruction": 3, "tracing": 4}
     assert all(m.doc and m.title and m.paper_seconds.get("texas") for m in paper)
+
+
+PAPER = (
+    Path(__file__).resolve().parents[1].parent
+    / "shared"
+    / "papers"
+    / "comparison-of-privacy-metrics.txt"
+)
+# the paper's headings that name a metric otherwise than its registry name or title
+HEADING = {"Membership Inference Risk": "MemInf", "NSND": "NearestSynNeighborDistance",
+           "Kolmogorov-Smirnow Test": "KSTest", "Jensen Shannon Distance": "JensenShannonDist"}  # fmt: skip
+
+
+@pytest.mark.skipif(
+    not PAPER.exists(), reason="the paper's text (../shared/papers) is not beside the checkout"
+)
+def test_the_explicit_order_follows_the_papers_algorithm_numbers():
+    """registry.ORDER, not the order of imports, orders the registry; its paper metrics are the
+    paper's Algorithms 1-21 as its headings ("Algorithm N Name") number them."""
+    text = PAPER.read_text()
+    headings = re.findall(r"^Algorithm (\d+) ([^<\n]{1,40}?)\s*(?:<sup>\d+</sup>)?$", text, re.M)
+    by_number = {int(n): simple(HEADING.get(name, name)) for n, name in headings if int(n) <= 21}
+    assert sorted(by_number) == list(range(1, 22))
+    assert list(REGISTRY) == list(ORDER)
+    paper = [name for name in ORDER if REGISTRY[name].paper]
+    for number, name in enumerate(paper, start=1):
+        spec = REGISTRY[name]
+        assert spec.algorithm == number
+        assert by_number[number] in (simple(name), simple(spec.title)), (number, name)
+
+
+def simple(name: str) -> str:
+    return re.sub(r"[^a-z]", "", name.lower())
+
+
+def test_a_metric_missing_from_the_order_is_refused_by_name():
+    spec = REGISTRY["DCR"]
+    REGISTRY["Unlisted"] = spec
+    try:
+        with pytest.raises(RuntimeError, match="not in ORDER \\['Unlisted'\\]"):
+            arrange()
+    finally:
+        del REGISTRY["Unlisted"]
+    arrange()
+    assert list(REGISTRY) == list(ORDER)
 
 
 def test_added_measures_follow_their_category_and_are_documented():
@@ -162,7 +211,7 @@ def test_ks_by_hand(one_column):
 def test_ks_statistic_matches_scipy(rng):
     from scipy.stats import ks_2samp
 
-    from privmetrics.metrics.reidentification import ks_statistic
+    from privmetrics.metrics.distributions import ks_statistic
 
     a, b = rng.normal(size=300), rng.normal(0.3, size=200).round(1)
     assert ks_statistic(a, b) == pytest.approx(ks_2samp(a, b).statistic)

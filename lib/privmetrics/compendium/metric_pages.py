@@ -28,8 +28,8 @@ import yaml
 from privmetrics.compendium.examples import five_row_example
 from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import REGISTRY, VARIANTS
+from privmetrics.metrics.distributions import _frequencies
 from privmetrics.metrics.reconstruction import _key_and_secret_codes
-from privmetrics.metrics.reidentification import _frequencies
 from privmetrics.prose import markdown
 
 SPACES = {
@@ -106,7 +106,7 @@ def neighbour_tables(pair: Pair) -> list[str]:
 
 def frequency_tables(pair: Pair, n_bins: int = 10) -> list[str]:
     """Per column, the real and synthetic frequencies that the column-wise tests compare (the
-    metrics' own :func:`~privmetrics.metrics.reidentification._frequencies`)."""
+    metrics' own :func:`~privmetrics.metrics.distributions._frequencies`)."""
     rows = [
         {"column": col, "bins": len(f_y), "f_Y": " ".join(f"{v:.1f}" for v in f_y),
          "f_Z": " ".join(f"{v:.1f}" for v in f_z)}

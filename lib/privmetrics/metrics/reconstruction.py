@@ -1,6 +1,6 @@
-"""Reconstruction (attribute inference) metrics: Algorithms 1-3 of the paper, then two measures
-that are not among its 21: the Anonymity Loss Coefficient of Francis and Wagner and the p-privacy
-of Chen, Yu and Dargahi.
+"""Reconstruction (attribute inference) metrics: Algorithms 1-3 of the paper, then a measure
+that is not among its 21: the Anonymity Loss Coefficient of Francis and Wagner. (Chen, Yu and
+Dargahi's p-privacy, also filed under reconstruction, is in :mod:`.disclosure_risk`.)
 
 The attacker knows a person's key attributes A_K and infers the sensitive attributes A_S from the
 anonymised data Z. Which attributes are keys and which are sensitive comes from the schema.
@@ -16,7 +16,6 @@ from scipy import sparse
 
 from privmetrics.attacks.inference import alc_score, measure_alc
 from privmetrics.data.validation import InvalidInputError
-from privmetrics.disclosure import notions as rod
 from privmetrics.geometry.encoding import column_entropy, discretise
 from privmetrics.geometry.neighbours import in_parallel
 from privmetrics.geometry.pair import Pair
@@ -365,32 +364,3 @@ def anonymity_loss(
         return 0.0
     significant = [r.alc for r in results if "no pair reached" not in r.halt_reason]
     return alc_score(max(significant or [r.alc for r in results]))
-
-
-@register(
-    "PPrivacy",
-    title="p-privacy",
-    category=Category.RECONSTRUCTION,
-    kind="probabilistic",
-    algorithm=None,
-    supports="numerical attributes only, binned (categorical ones are left out)",
-    source="Chen, Yu and Dargahi (2021), risk of disclosure, Section 3.2.4",
-    orientation="score = p (Eq. 9), the attack probability",
-    params={"tau": 0.9, "bins": 10, "max_candidates": 10**5},
-)
-def p_privacy(pair: Pair, tau: float = 0.9, bins: int = 10, max_candidates: int = 10**5) -> float:
-    """Probability that an attacker rebuilds whole real rows from the synthetic data's dependency
-    structure (Alg. 4, Eq. 9).
-
-    Attributes of Z whose |Pearson r| >= ``tau`` are joined (the paper names neither the measure
-    nor the threshold); the connected components are the cliques C_i; F = U_1 x ... x U_k, U_i
-    the distinct rows of Z on C_i; xi = #{F_j in Y}; p = (xi / |F|) (xi / |Y|). Numerical
-    attributes are cut into ``bins`` equal-width bins over the real range first, so that a
-    candidate can equal a real row; above ``max_candidates`` candidates, xi / |F| is estimated
-    from a seeded sample of F.
-
-    Even the copy of the data scores far below 1 unless a few cliques cover every attribute:
-    |F| grows as the product of the cliques' distinct values. That is the notion, not a bug.
-    """
-    o, d = rod.binned(pair.real, pair.synthetic, pair.schema, bins)
-    return rod.p_privacy(o, d, tau=tau, max_candidates=max_candidates, seed=pair.seed).p
