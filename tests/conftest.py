@@ -13,9 +13,10 @@ from privmetrics.threads import available_cores, per_worker
 FAST_FILES = {
     "test_analysis.py", "test_crossref.py", "test_datasets.py", "test_disclosure.py",
     "test_epsilon.py", "test_errata.py", "test_layout.py", "test_membership.py",
-    "test_timings.py", "test_validation.py", "test_ways.py", "test_bad_input_tail.py",
+    "test_timings.py", "test_validation.py", "test_ways.py", "test_metric_inputs.py",
+    "test_schema_files.py", "test_audit_files.py", "test_synthesiser_inputs.py", "test_cli.py",
     "test_dp_synthesisers.py", "test_neighbours.py", "test_alc.py", "test_runner.py",
-    "test_games.py", "test_prose.py",
+    "test_games.py", "test_game_analysis.py", "test_prose.py",
 }  # fmt: skip
 
 
@@ -97,3 +98,33 @@ def _secret_table(rows: int, seed: int, shares=(0.25, 0.25, 0.25, 0.25), sex: bo
         sensitive=["secret"],
         domain={c: domain[c] for c in frame.columns},
     )
+
+
+@pytest.fixture(scope="session")
+def texas300():
+    """Two disjoint-seed 300-row Texas samples and the schema: (real, other, schema)."""
+    from privmetrics.data.datasets import load_dataset
+
+    real, schema = load_dataset("texas", n=300, seed=0)
+    other, _ = load_dataset("texas", n=300, seed=1)
+    return real, other, schema
+
+
+def dated(n=200, seed=0, tz=None):
+    rng = np.random.default_rng(seed)
+    start = pd.Timestamp("2020-01-01", tz=tz)
+    return pd.DataFrame({
+        "admitted": start + pd.to_timedelta(rng.integers(0, 900 * 24, n), unit="h"),
+        "age": rng.integers(20, 90, n).astype(float),
+        "ward": rng.choice(list("abcd"), n),
+    })  # fmt: skip
+
+
+DATED = Schema({"admitted": "numerical", "age": "numerical", "ward": "categorical"},
+               key=("admitted", "age"), sensitive=("ward",))  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def make_dated():
+    """(the factory :func:`dated`, its schema): a table with a date, a number and a category."""
+    return dated, DATED

@@ -27,7 +27,7 @@ from privmetrics.data.datasets import load_dataset
 from privmetrics.data.validation import InvalidInputError, OutlierWarning, UnseenCategoryWarning
 from privmetrics.metrics import compute, get_metric, select
 from privmetrics.synthesisers import SYNTHESISERS, make_synthesiser
-from privmetrics.synthesisers.missing import WithMissing
+from privmetrics.synthesisers.with_missing import WithMissing
 
 ROWS = 40
 PROFILE = settings(

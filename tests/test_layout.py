@@ -1,5 +1,6 @@
 """The package's shape: every module imports on its own, imports only point down the layers that
-the package docstrings state, and nothing forms a cycle."""
+the package docstrings state, nothing forms a cycle, no module grows past what a newcomer reads in
+one sitting, no two names look alike, and the tests mirror the packages."""
 
 import ast
 import importlib
@@ -12,6 +13,7 @@ import pytest
 import privmetrics
 
 ROOT = Path(privmetrics.__file__).parent
+TESTS = Path(__file__).resolve().parent
 
 # lowest first; a module may import its own package and any package of a lower layer
 LAYERS = [
@@ -25,6 +27,7 @@ LAYERS = [
     {"experiments"},
     {"audit"},
     {"compendium"},
+    {"commands"},
     {"__main__"},
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
@@ -126,3 +129,51 @@ def test_module_imports_on_its_own(module):
         for name in [n for n in sys.modules if n.startswith("privmetrics")]:
             del sys.modules[name]
         sys.modules.update(saved)
+
+
+# a module a newcomer reads in one sitting, and a command line that is only its table
+MAX_LINES, MAX_MAIN_LINES = 450, 120
+
+
+def test_no_module_is_longer_than_a_sitting():
+    lengths = {p.relative_to(ROOT): len(p.read_text().splitlines()) for p in ROOT.rglob("*.py")}
+    assert {str(p): n for p, n in lengths.items() if n > MAX_LINES} == {}
+    assert lengths[Path("__main__.py")] < MAX_MAIN_LINES
+
+
+def look_alikes(names: dict[str, str]) -> list[tuple[str, str]]:
+    """Pairs of module or package paths whose names are the same, or the same but for a plural
+    ("reading" and "readings"), in different places."""
+    keys = sorted(names)
+    return [
+        (names[a], names[b])
+        for i, a in enumerate(keys)
+        for b in keys[i + 1 :]
+        if a.removesuffix("s") == b.removesuffix("s")
+    ]
+
+
+def test_no_two_names_look_alike():
+    places = [p for p in ROOT.rglob("*.py") if p.name != "__init__.py"]
+    places += [p for p in ROOT.iterdir() if (p / "__init__.py").exists()]
+    names = {}
+    for place in places:
+        name = place.stem
+        assert name not in names, f"{names.get(name)} and {place.relative_to(ROOT)} share a name"
+        names[name] = str(place.relative_to(ROOT))
+    assert look_alikes(names) == []
+    # and the check can fail: the pair the house once had
+    assert look_alikes({"reading": "audit/reading.py", "readings": "audit/readings.py"}) == [
+        ("audit/reading.py", "audit/readings.py")
+    ]
+
+
+def test_every_package_has_its_test_folder_and_tests_stay_in_them():
+    packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()}
+    folders = {p.name for p in TESTS.iterdir() if p.is_dir() and list(p.glob("test_*.py"))}
+    assert packages - {"resources"} <= folders, sorted(packages - {"resources"} - folders)
+    assert folders <= packages, sorted(folders - packages)
+    # at the top only what spans packages: the layout, the wheel, bad input everywhere, and the
+    # top-level modules' own tests
+    top = {p.name for p in TESTS.glob("test_*.py")}
+    assert top == {"test_layout.py", "test_wheel.py", "test_bad_input.py", "test_prose.py"}

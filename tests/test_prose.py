@@ -2,10 +2,10 @@
 
 import re
 
-from privmetrics.compendium.prose import markdown
 from privmetrics.experiments import analysis
 from privmetrics.geometry import encoding, projection
 from privmetrics.metrics import REGISTRY
+from privmetrics.prose import markdown
 
 LEAK = re.compile(r":(func|class|mod|meth|data|attr|term):`|``")
 

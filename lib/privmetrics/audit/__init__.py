@@ -10,16 +10,17 @@ default to every column that is not sensitive (the strong attacker the datasets 
 that needs sensitive attributes when none are given is not run, and its reading says why.
 Categorical and binary columns are compared as strings, numerical ones as float64.
 
-Modules: :mod:`.reading` (files, schema files and the checks that make two tables comparable),
-:mod:`.run` (the audit: every metric on the release and its references), :mod:`.readings`
+Modules: :mod:`.files` (files, schema files and the checks that make two tables comparable),
+:mod:`.run` (the audit: every metric on the release and its references), :mod:`.positions`
 (positions and their words), :mod:`.verdict` (the headline and ``--fail-on``), :mod:`.evidence`
 (the exposed rows), :mod:`.utility` (the fidelity panel), :mod:`.report` (the HTML page and the
-JSON), :mod:`.cli` (the command). May import every package below it (``data``, ``geometry``, ``synthesisers``,
-``metrics``); only the compendium and the command line import from here.
+JSON); the command is :mod:`privmetrics.commands.audit_release`. May import every package
+below it (``data``, ``geometry``, ``synthesisers``, ``metrics``); only the compendium and the
+command line import from here.
 """
 
-from privmetrics.audit.reading import SUPPORTED, conform, read_table, resolve_schema
-from privmetrics.audit.readings import (
+from privmetrics.audit.files import SUPPORTED, conform, read_table, resolve_schema
+from privmetrics.audit.positions import (
     POSITION_BANDS,
     position,
     position_interval,

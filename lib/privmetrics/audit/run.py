@@ -21,8 +21,8 @@ from tqdm import tqdm
 
 from privmetrics.audit.cost import estimate, say
 from privmetrics.audit.evidence import evidence_summary, recovered, row_evidence
-from privmetrics.audit.reading import check_shared_values, conform, resolve_schema
-from privmetrics.audit.readings import (
+from privmetrics.audit.files import check_shared_values, conform, resolve_schema
+from privmetrics.audit.positions import (
     RANDOM_RUNS,
     position,
     position_interval,
@@ -62,10 +62,10 @@ def audit(
     Returns a tidy DataFrame (metric, category, score, reading; with ``baselines`` also the
     scores of the references on the same real table: Random (the paper's Algorithm 22: the mean
     of ``random_runs`` seeded draws, and its SEM) and Real (the table itself), and the score's
-    position between them with its interval (:func:`~privmetrics.audit.readings.position_interval`)),
+    position between them with its interval (:func:`~privmetrics.audit.positions.position_interval`)),
     or with ``report=True`` the full :class:`AuditReport`: the table plus the verdict
     (:mod:`.verdict`), the exposed rows (:mod:`.evidence`) and the utility panel (:mod:`.utility`).
-    With baselines the reading is relative (:func:`~privmetrics.audit.readings.relative_reading`):
+    With baselines the reading is relative (:func:`~privmetrics.audit.positions.relative_reading`):
     a score means little until it is set against what the data allows; without them it falls back
     to fixed bands of the raw score. ``metrics``: ``"selected"`` (the paper's final seven, Table
     12), ``"all"``, or names. Bad input raises

@@ -29,7 +29,7 @@ from tqdm import tqdm
 from privmetrics.compendium.bench import benchmark_pair, generated_texas_like
 from privmetrics.data.datasets import load_dataset
 from privmetrics.data.schema import Schema
-from privmetrics.experiments.profiles import get_profile
+from privmetrics.experiments.profiles import Profile
 from privmetrics.geometry.fidelity import marginal_distance
 from privmetrics.synthesisers import SYNTHESISERS, make_synthesiser
 
@@ -38,13 +38,12 @@ DP_TECHNIQUES = ("privbayes", "pategan")
 
 
 def time_synthesisers(
-    profile: str = "paper", rows: int = 25_000, measured_epochs: int = 3, full: bool = False
+    profile: Profile, rows: int = 25_000, measured_epochs: int = 3, full: bool = False
 ) -> pd.DataFrame:
     real, _, schema, source = benchmark_pair(rows)
-    settings = get_profile(profile)
     out = []
     for name in tqdm(list(SYNTHESISERS), desc="synthesisers"):
-        params = settings.params_for(name)
+        params = profile.params_for(name)
         if name in DP_TECHNIQUES:
             params["epsilon"] = max(EPSILONS)  # the largest budget trains longest
         epochs = params.get("epochs")
@@ -63,19 +62,16 @@ def time_synthesisers(
             note = f"{model.iterations_} iterations, stopped by {model.stop_reason_}"
         out.append({"technique": name, "fit s": fit, "sample s": sample, "note": note})
     table = pd.DataFrame(out)
-    table.attrs["source"] = f"{source}, {len(real)} x {real.shape[1]}, profile {profile}"
+    table.attrs["source"] = f"{source}, {len(real)} x {real.shape[1]}, profile {profile.name}"
     return table
 
 
-def epsilon_response(
-    dataset: str = "texas", rows: int | None = None, runs: int = 3, profile: str = "paper"
-) -> pd.DataFrame:
+def epsilon_response(dataset: str, rows: int | None, runs: int, profile: Profile) -> pd.DataFrame:
     real, schema = load_dataset(dataset, n=rows)
-    settings = get_profile(profile)
     out = []
     cells = [(t, e, s) for t in DP_TECHNIQUES for e in EPSILONS for s in range(runs)]
     for technique, eps, seed in tqdm(cells, desc="epsilon response"):
-        params = settings.params_for(technique)
+        params = profile.params_for(technique)
         model = make_synthesiser(technique, epsilon=eps, seed=seed, **params).fit(real, schema)
         synthetic = model.sample(len(real))
         out.append(

@@ -12,7 +12,7 @@ The intermediate quantities are the metric's own, not a re-derivation: every nea
 search that the metric runs on the :class:`~privmetrics.geometry.pair.Pair` is cached there, and
 the page prints those caches (which row is nearest to which, and at what distance, in which
 space). The CAP metrics show their key classes from the same key codes the metric uses, and the
-column-wise tests their frequencies; ``tests/test_metric_pages.py`` checks that the per-row
+column-wise tests their frequencies; ``tests/compendium/test_metric_pages.py`` checks that the per-row
 quantities shown give the metric's score.
 """
 

@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from privmetrics.compendium.timings import NO_REPORT, TimingReport
-from privmetrics.experiments.profiles import get_profile
+from privmetrics.compendium.timings import NO_REPORT, TimingReport, report_path
+from privmetrics.experiments.profiles import Profile, get_profile
 from privmetrics.paths import checkout_root
 from privmetrics.threads import available_cores
 
@@ -45,11 +45,13 @@ NOTEBOOKS = [
 
 
 def run_notebooks(
-    profile: str, out_dir: Path, names: list[str] | None = None, report: TimingReport | None = None
+    profile: Profile,
+    out_dir: Path,
+    names: list[str] | None = None,
+    report: TimingReport | None = None,
 ) -> list[Path]:
     import papermill
 
-    get_profile(profile)  # fail before starting a kernel when the name is wrong
     out_dir.mkdir(parents=True, exist_ok=True)
     root = checkout_root()
     written = []
@@ -61,7 +63,7 @@ def run_notebooks(
             papermill.execute_notebook(
                 str(source),
                 str(target),
-                parameters={"profile": profile},
+                parameters={"profile": profile.name},
                 cwd=str(root),
                 kernel_name="python3",
                 progress_bar=True,
@@ -218,14 +220,9 @@ def stage_student(target: Path, generated: Path | None = None) -> Path:
     return target
 
 
-def timings_paths(profile: str) -> tuple[Path, Path]:
+def timings_paths(profile: Profile) -> tuple[Path, Path]:
     """The JSON report and the Markdown table the book includes."""
-    from privmetrics.experiments.runner import results_path
-
-    return (
-        results_path(profile).with_name(f"timings-{profile}.json"),
-        checkout_root() / "book" / "generated" / "timings.md",
-    )
+    return report_path(profile), checkout_root() / "book" / "generated" / "timings.md"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -242,15 +239,16 @@ def main(argv: list[str] | None = None) -> None:
 
     add_cluster_arguments(parser)
     args = parser.parse_args(argv)
+    profile = get_profile(args.profile)  # an unknown name fails here, before any work
     start = time.perf_counter()
-    json_path, markdown_path = timings_paths(args.profile)
+    json_path, markdown_path = timings_paths(profile)
     if not args.skip_notebooks:
         from privmetrics.experiments.runner import run_grid
         from privmetrics.experiments.store import current_commit
 
-        report = TimingReport(args.profile, available_cores(), current_commit(checkout_root()))
+        report = TimingReport(profile.name, available_cores(), current_commit(checkout_root()))
         with report.step("experiment grid"), cluster_client(args) as client:
-            store = run_grid(args.profile, client=client)  # resumable: finished cells are kept
+            store = run_grid(profile, client=client)  # resumable: finished cells are kept
         print(
             f"results: {store.count('cells')} cells in {store.path} ({time.perf_counter() - start:.0f} s)"
         )
@@ -258,8 +256,8 @@ def main(argv: list[str] | None = None) -> None:
 
         with report.step("attack games"):  # Experiment 3's games, resumable like the grid
             for game in ("membership", "attribute"):
-                run_games(args.profile, game=game)
-        run_notebooks(args.profile, checkout_root() / "book" / "generated", report=report)
+                run_games(profile, game=game)
+        run_notebooks(profile, checkout_root() / "book" / "generated", report=report)
         report.close()
         report.save(json_path)
         markdown_path.write_text(report.to_markdown())
@@ -304,14 +302,14 @@ def write_generated_pages(generated: Path | None = None) -> None:
 
 
 def write_commands_page(generated: Path | None = None) -> None:
-    """The commands and their measured costs (:mod:`privmetrics.compendium.commands`), which the
+    """The commands and their measured costs (:mod:`privmetrics.compendium.command_costs`), which the
     introduction and the "How to reproduce" page include."""
-    from privmetrics.compendium.commands import page
+    from privmetrics.compendium.command_costs import page
     from privmetrics.experiments.runner import results_path
 
     generated = generated or checkout_root() / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
-    (generated / "commands.md").write_text(page(results_path("paper").parent))
+    (generated / "commands.md").write_text(page(results_path(get_profile("paper")).parent))
 
 
 def write_metric_pages(generated: Path | None = None) -> None:
@@ -327,7 +325,7 @@ def write_sources_page(generated: Path | None = None) -> None:
 
     generated = generated or checkout_root() / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
-    (generated / "sources.md").write_text(reviewer_map("paper"))
+    (generated / "sources.md").write_text(reviewer_map(get_profile("paper")))
 
 
 def write_verify_page(generated: Path | None = None) -> None:

@@ -13,6 +13,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from privmetrics.compendium.timings import report_path
+from privmetrics.experiments.profiles import Profile
+
 
 @dataclass(frozen=True)
 class PaperResult:
@@ -64,11 +67,9 @@ def notebook_seconds(report: Path) -> dict[str, float]:
     }
 
 
-def reviewer_map(profile: str = "paper", report: Path | None = None) -> str:
+def reviewer_map(profile: Profile, report: Path | None = None) -> str:
     """The page's table, in Markdown."""
-    from privmetrics.experiments.runner import results_path
-
-    report = report or results_path(profile).with_name(f"timings-{profile}.json")
+    report = report or report_path(profile)
     seconds = notebook_seconds(report)
     rows = [
         "| paper | what | notebook | command | notebook time |",
@@ -79,6 +80,6 @@ def reviewer_map(profile: str = "paper", report: Path | None = None) -> str:
         took = f"{took:.0f} s" if took is not None else f"not timed here (no `{report.name}`)"
         rows.append(
             f"| {result.item} | {result.what} | `notebooks/{result.notebook}.ipynb` | "
-            f"`{command(result, profile)}` | {took} |"
+            f"`{command(result, profile.name)}` | {took} |"
         )
     return "\n".join(rows) + "\n"

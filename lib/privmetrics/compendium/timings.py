@@ -19,6 +19,10 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from privmetrics.experiments.profiles import Profile
 
 
 def cpu_seconds() -> float:
@@ -59,6 +63,14 @@ def machine_line() -> str:
     except OSError:
         load = "unknown"
     return f"machine: {available_cores()} cores, load average {load}"
+
+
+def report_path(profile: Profile) -> Path:
+    """Where ``make reproduce`` keeps the profile's timing report: ``timings-<profile>.json``
+    beside its results store (git-ignored)."""
+    from privmetrics.experiments.runner import results_path
+
+    return results_path(profile).with_name(f"timings-{profile.name}.json")
 
 
 @dataclass

@@ -14,7 +14,7 @@ back.
   ``pd.NA``; :func:`restore` rounds integers back to ``Int64``.
 
 Used by :class:`~privmetrics.geometry.pair.Pair` (so every metric accepts such tables) and by
-:class:`~privmetrics.synthesisers.missing.WithMissing` (so every synthesiser does).
+:class:`~privmetrics.synthesisers.with_missing.WithMissing` (so every synthesiser does).
 """
 
 from __future__ import annotations

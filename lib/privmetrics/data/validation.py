@@ -150,7 +150,7 @@ def value_kind(values: pd.Series) -> str:
 LARGEST = 1e150
 
 
-WRAP = "a synthesiser inside privmetrics.synthesisers.missing.WithMissing(...)"
+WRAP = "a synthesiser inside privmetrics.synthesisers.with_missing.WithMissing(...)"
 
 
 def check_plain_types(frame: pd.DataFrame) -> None:
@@ -199,7 +199,7 @@ def validate_frame(frame: pd.DataFrame, schema: Schema, name: str = "data") -> N
         raise InvalidInputError(
             f"{name} has missing values (NaN) in column(s) {counts}; the metrics and the audit "
             "take them with missing='indicator' (the default), a synthesiser inside "
-            "privmetrics.synthesisers.missing.WithMissing(...)"
+            "privmetrics.synthesisers.with_missing.WithMissing(...)"
         )
     for col in schema.numerical:
         if pd.api.types.is_datetime64_any_dtype(frame[col]):

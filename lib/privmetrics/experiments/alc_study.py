@@ -11,24 +11,23 @@ from privmetrics.attacks.alc import risk_label
 from privmetrics.attacks.inference import measure_alc
 from privmetrics.attacks.membership import member_nonmember_alc
 from privmetrics.experiments.grid import paper_configurations
-from privmetrics.experiments.profiles import get_profile
+from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.runner import Cell, generated_table
 from privmetrics.synthesisers import SyntheticCache
 
 
-def _cells(profile: str, dataset: str, run: int, techniques=None):
-    settings = get_profile(profile)
+def _cells(profile: Profile, dataset: str, run: int, techniques=None):
     for config in paper_configurations(techniques):
-        yield Cell(dataset, settings.rows_for(dataset), config, run, settings.seed + run), settings
+        yield Cell(dataset, profile.rows_for(dataset), config, run, profile.seed + run)
 
 
-def raw_alc(profile: str, dataset: str, run: int = 0, progress: bool = False) -> pd.DataFrame:
+def raw_alc(profile: Profile, dataset: str, run: int = 0, progress: bool = False) -> pd.DataFrame:
     """One row per (configuration, sensitive attribute): the raw ALC, its label, the best PRCs
     and the halting reason, on the run's cached table (generated if missing)."""
     rows = []
     cells = list(_cells(profile, dataset, run))
-    for cell, settings in tqdm(cells, desc=f"raw ALC {dataset}", disable=not progress):
-        real, schema, synthetic = generated_table(cell, settings)
+    for cell in tqdm(cells, desc=f"raw ALC {dataset}", disable=not progress):
+        real, schema, synthetic = generated_table(cell, profile)
         for unknown in schema.sensitive:
             result = measure_alc(
                 real, synthetic, schema, unknown, known=list(schema.key), baseline="best",
@@ -50,7 +49,7 @@ def raw_alc(profile: str, dataset: str, run: int = 0, progress: bool = False) ->
 
 
 def member_nonmember_table(
-    profile: str,
+    profile: Profile,
     dataset: str,
     techniques: tuple[str, ...],
     unknown: str | None = None,
@@ -61,13 +60,13 @@ def member_nonmember_table(
     """Both baselines per configuration (one block of ``targets`` held out, one extra fit each)."""
     rows = []
     cells = list(_cells(profile, dataset, run, techniques))
-    for cell, settings in tqdm(cells, desc=f"member/non-member {dataset}", disable=not progress):
-        real, schema, _ = generated_table(cell, settings)  # the member table, cached
-        params = {**settings.params_for(cell.config.technique), **cell.config.synthesiser_params()}
+    for cell in tqdm(cells, desc=f"member/non-member {dataset}", disable=not progress):
+        real, schema, _ = generated_table(cell, profile)  # the member table, cached
+        params = {**profile.params_for(cell.config.technique), **cell.config.synthesiser_params()}
         result = member_nonmember_alc(
             real, schema, cell.config.technique, unknown or schema.sensitive[0], params,
             known=list(schema.key), targets_per_refit=targets, seed=cell.seed,
-            dataset=f"{dataset}-n{len(real)}-s{settings.seed}", cache=SyntheticCache(),
+            dataset=f"{dataset}-n{len(real)}-s{profile.seed}", cache=SyntheticCache(),
         )  # fmt: skip
         rows.append({"config": cell.config.label, **vars(result)})
     return pd.DataFrame(rows).set_index("config")

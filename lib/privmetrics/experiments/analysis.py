@@ -296,7 +296,7 @@ def optics_clusters(
     which sklearn's default of 5 cannot produce; the other parameters are sklearn's defaults
     (Minkowski p = 2, i.e. Euclidean; xi = 0.05). Passing ``metric="euclidean"`` instead gives the
     same reachability distances but, in scikit-learn 1.9, other labels: a far outlier joins a
-    cluster (seen in ``tests/test_analysis.py``), so we keep the default spelling.
+    cluster (seen in ``tests/experiments/test_analysis.py``), so we keep the default spelling.
     ``min_samples`` and ``xi`` override :data:`OPTICS_PARAMS` (the notebooks' parameters)."""
     points = optics_points(summary, dataset, on)
     with np.errstate(divide="ignore"):  # identical metrics give zero reachability distances

@@ -13,7 +13,7 @@ from privmetrics.data.schema import Schema
 from privmetrics.disclosure import notions as rod
 from privmetrics.disclosure.epsilon import measure_points
 from privmetrics.experiments.grid import Configuration
-from privmetrics.experiments.profiles import get_profile
+from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.runner import Cell, generated_table
 
 EPSILON_GRID = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0)  # Tables 2-3 of the paper
@@ -51,7 +51,7 @@ def sample_size_study(
 
 
 def epsilon_points(
-    profile: str,
+    profile: Profile,
     dataset: str,
     technique: str,
     epsilons=EPSILON_GRID,
@@ -60,17 +60,16 @@ def epsilon_points(
 ) -> pd.DataFrame:
     """Utility errors and risk distances of ``technique`` at each epsilon, ``runs`` seeds each, on
     the profile's sample of ``dataset``; the tables come from (and go to) the synthetic cache."""
-    settings = get_profile(profile)
-    rows = settings.rows_for(dataset)
+    rows = profile.rows_for(dataset)
     bar = tqdm(total=len(epsilons) * runs, desc=f"{technique} on {dataset}", disable=not progress)
 
     def synthesise(eps: float, run: int) -> pd.DataFrame:
-        cell = Cell(dataset, rows, Configuration(technique, eps), run, settings.seed + run)
+        cell = Cell(dataset, rows, Configuration(technique, eps), run, profile.seed + run)
         bar.update()
-        return generated_table(cell, settings)[2]
+        return generated_table(cell, profile)[2]
 
     real, schema, _ = generated_table(
-        Cell(dataset, rows, Configuration("real"), 0, settings.seed), settings
+        Cell(dataset, rows, Configuration("real"), 0, profile.seed), profile
     )
     points = measure_points(real, schema, synthesise, epsilons, seeds=range(runs))
     bar.close()

@@ -28,7 +28,9 @@ from joblib import delayed
 from tqdm import tqdm
 
 from privmetrics.data.datasets import load_dataset
-from privmetrics.experiments.games import SETTINGS, TABLES, GameStore, _one_game
+from privmetrics.experiments.game_store import SETTINGS, TABLES, GameStore
+from privmetrics.experiments.games import _one_game
+from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.runner import results_path, workers
 from privmetrics.experiments.verify import TOLERANCE, configurations, round_robin
 from privmetrics.synthesisers.cache import code_fingerprint
@@ -65,7 +67,7 @@ def _compare(old: np.ndarray, new: np.ndarray, tolerance: float) -> tuple[int, f
 
 
 def replay_games(
-    profile: str = "paper",
+    profile: Profile,
     path: str | None = None,
     games: tuple[str, ...] = GAMES,
     sample: int = 6,

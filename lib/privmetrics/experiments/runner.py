@@ -43,8 +43,8 @@ from privmetrics.data.datasets import load_dataset
 from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
 from privmetrics.experiments.analysis import summarise
 from privmetrics.experiments.grid import Configuration, paper_configurations
-from privmetrics.experiments.profiles import Profile, get_profile
-from privmetrics.experiments.store import ResultsStore, current_commit
+from privmetrics.experiments.profiles import Profile
+from privmetrics.experiments.store import ResultsStore, current_commit, missing_note
 from privmetrics.experiments.ways import edition
 from privmetrics.metrics import evaluate, select
 from privmetrics.paths import CheckoutNotFoundError, checkout_root
@@ -59,18 +59,18 @@ from privmetrics.synthesisers.pategan import FewIterationsWarning
 from privmetrics.threads import available_cores, limited, per_worker
 
 
-def results_path(profile: str) -> Path:
-    """``$PRIVMETRICS_RESULTS/<profile>.sqlite``, else ``results/`` of the checkout (an error
+def results_path(profile: Profile) -> Path:
+    """``$PRIVMETRICS_RESULTS/<profile name>.sqlite``, else ``results/`` of the checkout (an error
     naming both variables when there is neither)."""
     if os.environ.get("PRIVMETRICS_RESULTS"):
-        return Path(os.environ["PRIVMETRICS_RESULTS"]) / f"{profile}.sqlite"
+        return Path(os.environ["PRIVMETRICS_RESULTS"]) / f"{profile.name}.sqlite"
     try:
         root = checkout_root() / "results"
     except CheckoutNotFoundError as err:
         raise CheckoutNotFoundError(
             f"{err}; or set $PRIVMETRICS_RESULTS to the folder for the results stores"
         ) from None
-    return root / f"{profile}.sqlite"
+    return root / f"{profile.name}.sqlite"
 
 
 @dataclass(frozen=True)
@@ -195,7 +195,7 @@ def compute_cell(
 
 
 def run_grid(
-    profile: str = "quick",
+    profile: Profile,
     datasets: list[str] | None = None,
     techniques: tuple[str, ...] | None = None,
     metrics: str | list[str] = "everything",
@@ -208,18 +208,17 @@ def run_grid(
     client=None,
 ) -> ResultsStore:
     """Compute every missing cell of the profile's grid (the twelve configurations and PATE-GAN
-    with the paper's settings), then the extra runs the SEM rule asks for. ``metrics`` as
+    with the paper's profile), then the extra runs the SEM rule asks for. ``metrics`` as
     :func:`~privmetrics.metrics.select` reads it; by default every registered measure and every
     definition variant. ``refresh_stale``: also recompute, from a freshly generated table, every
     cell whose code fingerprint differs from the current code's. ``client``: a Dask client
     (:func:`.cluster.dask_client`) whose workers compute the cells instead of joblib's."""
-    settings = get_profile(profile)
     store = store or ResultsStore(results_path(profile))
-    datasets = list(datasets or settings.datasets)
+    datasets = list(datasets or profile.datasets)
     configs = paper_configurations(techniques, with_paper_settings=True)
     names = [m.name for m in select(metrics)]
-    runs = {(d, c.label): settings.min_runs for d in datasets for c in configs}
-    n_jobs = n_jobs or settings.n_jobs
+    runs = {(d, c.label): profile.min_runs for d in datasets for c in configs}
+    n_jobs = n_jobs or profile.n_jobs
     stale = _stale_cells(store) if refresh_stale else set()
     session = None
     start = time.perf_counter()
@@ -229,7 +228,7 @@ def run_grid(
             for key in stale:
                 done.pop(key, None)  # recomputed whole
             pending = [
-                Cell(d, rows or settings.rows_for(d), c, r, settings.seed + r)
+                Cell(d, rows or profile.rows_for(d), c, r, profile.seed + r)
                 for d in datasets
                 for c in configs
                 for r in range(runs[d, c.label])
@@ -237,15 +236,15 @@ def run_grid(
             ]
             if pending and session is None:
                 session = store.start_session(
-                    settings.name,
+                    profile.name,
                     current_commit(checkout_root(required=False)),
                     n_jobs,
                     available_cores(),
                 )
-            run = _Run(store, session, start, stale, settings, cache_root, n_jobs, progress, client)
+            run = _Run(store, session, start, stale, profile, cache_root, n_jobs, progress, client)
             run.execute(pending, done, names)
             stale = set()
-            more = _needing_more_runs(store, runs, names, settings)
+            more = _needing_more_runs(store, runs, names, profile)
             if not more:
                 return store
             for key in more:
@@ -324,7 +323,7 @@ def _expected_cost(cell: Cell) -> tuple:
 
 
 def generate_tables(
-    profile: str = "paper",
+    profile: Profile,
     datasets: list[str] | None = None,
     techniques: tuple[str, ...] | None = None,
     runs: int | None = None,
@@ -334,21 +333,20 @@ def generate_tables(
 ) -> int:
     """Fill the synthetic-table cache for the profile's grid without scoring anything (the slow
     neural fits can run ahead of the metrics); returns the number of tables now cached."""
-    settings = get_profile(profile)
     configs = paper_configurations(techniques, with_paper_settings=True)
     cells = [
-        Cell(d, settings.rows_for(d), c, r, settings.seed + r)
-        for d in datasets or settings.datasets
+        Cell(d, profile.rows_for(d), c, r, profile.seed + r)
+        for d in datasets or profile.datasets
         for c in configs
-        for r in range(runs or settings.min_runs)
+        for r in range(runs or profile.min_runs)
     ]
-    n_jobs = n_jobs or settings.n_jobs
+    n_jobs = n_jobs or profile.n_jobs
     threads, parent = per_worker(n_jobs), os.getpid()
 
     def make(cell):
         exit_with_parent(parent)
         with limited(threads):
-            generated_table(cell, settings, cache_root)
+            generated_table(cell, profile, cache_root)
         return cell
 
     parallel = workers(n_jobs)
@@ -370,43 +368,34 @@ def _needing_more_runs(store, runs, names, settings) -> list[tuple[str, str]]:
 
 
 def missing_cells(
-    profile: str,
+    profile: Profile,
     store: ResultsStore,
     datasets: list[str] | None = None,
     techniques: tuple[str, ...] | None = None,
     metrics: str | list[str] = "everything",
 ) -> list[Cell]:
     """The cells of the profile's grid (its minimum runs) that ``store`` lacks, whole or in part."""
-    settings = get_profile(profile)
     names = set(m.name for m in select(metrics))
     done = store.done()
     return [
-        Cell(d, settings.rows_for(d), c, r, settings.seed + r)
-        for d in datasets or settings.datasets
+        Cell(d, profile.rows_for(d), c, r, profile.seed + r)
+        for d in datasets or profile.datasets
         for c in paper_configurations(techniques, with_paper_settings=True)
-        for r in range(settings.min_runs)
+        for r in range(profile.min_runs)
         if not names <= done.get((d, c.label, r), set())
     ]
 
 
-def missing_note(profile: str, store: ResultsStore, missing: list[Cell]) -> str:
-    """What a notebook says instead of computing in silence: how many cells are missing and
-    about how long they would take (from the store's own finished cells of the same techniques)."""
+def _missing_note(profile: Profile, store: ResultsStore, missing: list[Cell]) -> str:
+    """:func:`.store.missing_note` for grid cells, each costed by its technique's mean cell time."""
     cells = store.cells()
     per_technique = cells.groupby("technique").cell_seconds.mean() if len(cells) else pd.Series()
-    known = [per_technique.get(c.config.technique) for c in missing]
-    seconds = sum(float(s) for s in known if s is not None and pd.notna(s))
-    cost = (f"about {seconds / 60:.0f} min of computing" if all(s is not None and pd.notna(s) for s in known)
-            else "a time this store cannot estimate (no finished cell of some technique)")  # fmt: skip
-    return (
-        f"{len(missing)} cell(s) of the `{profile}` grid are missing from `{store.path}`, "
-        f"{cost}; these pages show the cells that are there. To compute them: `make reproduce "
-        f"PROFILE={profile}`, or `-p compute True` with papermill."
-    )
+    seconds = [per_technique.get(c.config.technique) for c in missing]
+    return missing_note(profile.name, store.path, f"cell(s) of the `{profile.name}` grid", seconds)
 
 
 def load_results(
-    profile: str,
+    profile: Profile,
     compute: bool = False,
     metrics: str | list[str] = "all",
     way: str = "ours",
@@ -417,7 +406,7 @@ def load_results(
     ``datasets`` of ``grid`` when given, as a tidy DataFrame.
 
     A notebook never computes a grid in silence: with cells missing it prints how many and about
-    how long they would take (:func:`missing_note`) and shows what is there, unless ``compute``
+    how long they would take (:func:`.store.missing_note`) and shows what is there, unless ``compute``
     (then :func:`run_grid` fills them first, with ``grid`` as its arguments; ``make reproduce``
     fills the grid before it runs the notebooks)."""
     store = ResultsStore(results_path(profile))
@@ -426,7 +415,7 @@ def load_results(
     if missing and compute:
         store = run_grid(profile, store=store, **grid)
     elif missing:
-        print(missing_note(profile, store, missing))
+        print(_missing_note(profile, store, missing))
     results = edition(store.results(), way)
     if datasets:
         results = results[results.dataset.isin(datasets)]

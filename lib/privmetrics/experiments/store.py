@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import sqlite3
 import subprocess
 from collections.abc import Iterable
@@ -31,45 +32,9 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
+from textwrap import dedent
 
 import pandas as pd
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS cells (
-    dataset TEXT NOT NULL, config TEXT NOT NULL, run INTEGER NOT NULL,
-    technique TEXT NOT NULL, params TEXT NOT NULL, seed INTEGER NOT NULL, rows INTEGER NOT NULL,
-    synth_seconds REAL, version TEXT NOT NULL, finished TEXT NOT NULL,
-    PRIMARY KEY (dataset, config, run)
-);
-CREATE TABLE IF NOT EXISTS scores (
-    dataset TEXT NOT NULL, config TEXT NOT NULL, run INTEGER NOT NULL, metric TEXT NOT NULL,
-    category TEXT NOT NULL, score REAL NOT NULL, seconds REAL NOT NULL, finished TEXT NOT NULL,
-    PRIMARY KEY (dataset, config, run, metric),
-    FOREIGN KEY (dataset, config, run) REFERENCES cells (dataset, config, run)
-);
-CREATE TABLE IF NOT EXISTS sessions (
-    started TEXT NOT NULL, ended TEXT, profile TEXT NOT NULL, commit_id TEXT, version TEXT,
-    host TEXT, cores INTEGER, load REAL, n_jobs INTEGER, cells INTEGER, wall_seconds REAL
-);
-"""
-VIEW = """
-DROP VIEW IF EXISTS results;
-CREATE VIEW results AS
-    SELECT s.dataset, s.config, c.technique, c.params, s.run, c.seed, c.rows, s.metric,
-           s.category, s.score, s.seconds, c.synth_seconds, c.cell_seconds, c.version,
-           c.commit_id, s.finished
-    FROM scores s JOIN cells c USING (dataset, config, run);
-"""
-# columns added after the first stores were written: (table, column, type)
-ADDED_COLUMNS = (
-    ("cells", "cell_seconds", "REAL"),
-    ("cells", "commit_id", "TEXT"),
-    ("cells", "code", "TEXT"),
-    ("cells", "cache_key", "TEXT"),
-    ("cells", "generator", "TEXT"),
-    ("cells", "table_checksum", "TEXT"),
-    ("cells", "threads", "INTEGER"),
-)
 
 
 class StoreError(RuntimeError):
@@ -95,7 +60,20 @@ def current_commit(root: Path | None) -> str:
     return sha + ("+dirty" if dirty else "")
 
 
-class ResultsStore:
+class Database:
+    """A SQLite file that one code defines and migrates: its tables (:attr:`SCHEMA`, ``CREATE
+    TABLE IF NOT EXISTS``), the columns added since the first files were written
+    (:attr:`ADDED_COLUMNS`) and a view (:attr:`VIEW`). Opening a file that already has them all
+    writes nothing (a read-only use, building the book, leaves its bytes as they were); one
+    that lacks some gets them. Every use goes through :meth:`_connection`: one transaction, and
+    any SQLite failure a :class:`StoreError` naming the file and what to do. The grid's
+    :class:`ResultsStore` and the games' :class:`~privmetrics.experiments.game_store.GameStore`
+    share one file of this kind."""
+
+    SCHEMA = ""
+    ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = ()  # (table, column, type)
+    VIEW = ""  # "DROP VIEW IF EXISTS name; CREATE VIEW name AS ..."
+
     def __init__(self, path: str | Path):
         self.path = Path(path)
         try:
@@ -108,27 +86,31 @@ class ResultsStore:
         with self._connection() as conn:
             if self._current(conn):  # nothing to change: opening a store never rewrites it
                 return
-            conn.executescript(SCHEMA)
-            for table, column, kind in ADDED_COLUMNS:
-                present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-                if column not in present:
+            conn.executescript(self.SCHEMA)
+            for table, column, kind in self.ADDED_COLUMNS:
+                if column not in self._columns(conn, table):
                     conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-            conn.executescript(VIEW)
+            if self.VIEW:
+                conn.executescript(self.VIEW)
 
     @staticmethod
-    def _current(conn) -> bool:
+    def _columns(conn, table: str) -> set[str]:
+        return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+    def _current(self, conn) -> bool:
         """Whether the file already has every table, column and the view as this code writes
-        them, so that a read-only use (building the book) leaves its bytes as they were."""
-        view = conn.execute(
-            "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'results'"
-        )
-        found = view.fetchone()
-        wanted = VIEW.split(";", 1)[1].strip().rstrip(";").strip()
-        if not found or found[0].strip() != wanted:
-            return False
-        return all(
-            column in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-            for table, column, _ in ADDED_COLUMNS
+        them."""
+        if self.VIEW:
+            name = re.search(r"CREATE VIEW (\w+)", self.VIEW).group(1)
+            found = conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", (name,)
+            ).fetchone()
+            wanted = self.VIEW.split(";", 1)[1].strip().rstrip(";").strip()
+            if not found or found[0].strip() != wanted:
+                return False
+        tables = re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", self.SCHEMA)
+        return all(self._columns(conn, table) for table in tables) and all(
+            column in self._columns(conn, table) for table, column, _ in self.ADDED_COLUMNS
         )
 
     @contextmanager
@@ -158,6 +140,48 @@ class ResultsStore:
         else:
             advice = "check the file, or move it away and run again to start a new one"
         return StoreError(f"results database {self.path}: {exc} ({advice})")
+
+
+class ResultsStore(Database):
+    """The grid's cells, their scores and the runner's sessions (module doc)."""
+
+    SCHEMA = dedent("""
+    CREATE TABLE IF NOT EXISTS cells (
+        dataset TEXT NOT NULL, config TEXT NOT NULL, run INTEGER NOT NULL,
+        technique TEXT NOT NULL, params TEXT NOT NULL, seed INTEGER NOT NULL, rows INTEGER NOT NULL,
+        synth_seconds REAL, version TEXT NOT NULL, finished TEXT NOT NULL,
+        PRIMARY KEY (dataset, config, run)
+    );
+    CREATE TABLE IF NOT EXISTS scores (
+        dataset TEXT NOT NULL, config TEXT NOT NULL, run INTEGER NOT NULL, metric TEXT NOT NULL,
+        category TEXT NOT NULL, score REAL NOT NULL, seconds REAL NOT NULL, finished TEXT NOT NULL,
+        PRIMARY KEY (dataset, config, run, metric),
+        FOREIGN KEY (dataset, config, run) REFERENCES cells (dataset, config, run)
+    );
+    CREATE TABLE IF NOT EXISTS sessions (
+        started TEXT NOT NULL, ended TEXT, profile TEXT NOT NULL, commit_id TEXT, version TEXT,
+        host TEXT, cores INTEGER, load REAL, n_jobs INTEGER, cells INTEGER, wall_seconds REAL
+    );
+    """)
+    # dedented: the view's text is compared with the stored one (Database._current)
+    VIEW = dedent("""
+    DROP VIEW IF EXISTS results;
+    CREATE VIEW results AS
+        SELECT s.dataset, s.config, c.technique, c.params, s.run, c.seed, c.rows, s.metric,
+               s.category, s.score, s.seconds, c.synth_seconds, c.cell_seconds, c.version,
+               c.commit_id, s.finished
+        FROM scores s JOIN cells c USING (dataset, config, run);
+    """)
+    # columns added after the first stores were written: (table, column, type)
+    ADDED_COLUMNS = (
+        ("cells", "cell_seconds", "REAL"),
+        ("cells", "commit_id", "TEXT"),
+        ("cells", "code", "TEXT"),
+        ("cells", "cache_key", "TEXT"),
+        ("cells", "generator", "TEXT"),
+        ("cells", "table_checksum", "TEXT"),
+        ("cells", "threads", "INTEGER"),
+    )
 
     def done(self) -> dict[tuple[str, str, int], set[str]]:
         """(dataset, config, run) -> the metrics already scored on that cell."""
@@ -308,3 +332,21 @@ class ResultsStore:
             raise self._error(exc) from exc
         finally:
             conn.close()
+
+
+def missing_note(profile: str, path: Path, what: str, seconds: list[float | None]) -> str:
+    """What a notebook says instead of computing in silence: how many ``what`` (e.g. "cell(s) of
+    the `quick` grid") are missing from the store at ``path`` and about how long they would take:
+    ``seconds`` holds each missing one's expected cost, the mean of the store's own finished ones
+    of its technique (None where it has none)."""
+    known = all(s is not None and pd.notna(s) for s in seconds)
+    cost = (
+        f"about {sum(seconds) / 60:.0f} min of computing"
+        if known
+        else "a time this store cannot estimate (none finished of some technique)"
+    )
+    return (
+        f"{len(seconds)} {what} are missing from `{path}`, {cost}; these pages show what is "
+        f"there. To compute them: `make reproduce PROFILE={profile}`, or `-p compute True` with "
+        "papermill."
+    )

@@ -53,7 +53,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from privmetrics.experiments.grid import paper_configurations
-from privmetrics.experiments.profiles import get_profile
+from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.runner import Cell, compute_cell, results_path
 from privmetrics.experiments.store import ResultsStore
 from privmetrics.synthesisers.cache import code_fingerprint
@@ -118,7 +118,7 @@ def round_robin(
 
 
 def verify(
-    profile: str = "paper",
+    profile: Profile,
     store: ResultsStore | None = None,
     cells: list[str] | None = None,
     sample: int = 12,
@@ -130,7 +130,6 @@ def verify(
     threads: int | None = None,
 ) -> pd.DataFrame:
     """One row per verified cell (see the module doc); ``cells`` as ``"dataset/config/run"``."""
-    settings = get_profile(profile)
     store = store or ResultsStore(results_path(profile))
     stored = store.results()
     table = store.cells()
@@ -147,7 +146,7 @@ def verify(
         pick = choose_cells(table, sample, seed, budget_minutes)
     configs = configurations()
     rows = []
-    default = threads or per_worker(settings.n_jobs)  # for cells that record no count (module doc)
+    default = threads or per_worker(profile.n_jobs)  # for cells that record no count (module doc)
 
     def threads_of(c) -> int:
         recorded = getattr(c, "threads", None)
@@ -164,7 +163,7 @@ def verify(
         tasks = [
             (
                 Cell(c.dataset, int(c.rows), configs[c.config], int(c.run), int(c.seed)),
-                list(wanted[c.dataset, c.config, int(c.run)].index), settings, cache,
+                list(wanted[c.dataset, c.config, int(c.run)].index), profile, cache,
                 threads_of(c), None, True,
             )
             for c in pick.itertuples()
@@ -173,7 +172,7 @@ def verify(
         # running one cell would: joblib's workers cap the OpenMP/BLAS variables, and SDV's
         # tables then come out different from those made in a plain process.
         found = {}
-        with ThreadPoolExecutor(max(1, min(settings.n_jobs, len(tasks)))) as pool:
+        with ThreadPoolExecutor(max(1, min(profile.n_jobs, len(tasks)))) as pool:
             futures = [pool.submit(_in_fresh_interpreter, task) for task in tasks]
             for future in tqdm(as_completed(futures), total=len(futures), desc="verify",
                                disable=not progress):  # fmt: skip

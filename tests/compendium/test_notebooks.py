@@ -12,13 +12,17 @@ from filelock import FileLock
 
 from privmetrics.compendium.bookcheck import text_problems
 from privmetrics.compendium.reproduce import NOTEBOOKS, run_notebooks
+from privmetrics.experiments.profiles import get_profile
+
+SMOKE = get_profile("smoke")
 
 
 @pytest.fixture(scope="session")
 def smoke_results(tmp_path_factory):
     """A folder with ``results/smoke.sqlite`` (the whole smoke grid) and ``cache/``, shared by
     every worker of this session (xdist workers' temporary folders share one parent)."""
-    from privmetrics.experiments.games import GameStore, run_games
+    from privmetrics.experiments.game_store import GameStore
+    from privmetrics.experiments.games import run_games
     from privmetrics.experiments.runner import run_grid
     from privmetrics.experiments.store import ResultsStore
 
@@ -28,11 +32,11 @@ def smoke_results(tmp_path_factory):
     with FileLock(str(shared / "lock")):
         if not (shared / "done").exists():
             run_grid(
-                "smoke", store=ResultsStore(shared / "results" / "smoke.sqlite"),
+                SMOKE, store=ResultsStore(shared / "results" / "smoke.sqlite"),
                 cache_root=str(shared / "cache"), progress=False,
             )  # fmt: skip
             for game in ("membership", "attribute"):  # as make reproduce plays them
-                run_games("smoke", store=GameStore(shared / "results" / "smoke.sqlite", game),
+                run_games(SMOKE, store=GameStore(shared / "results" / "smoke.sqlite", game),
                           game=game, progress=False)  # fmt: skip
             (shared / "done").touch()
     return shared
@@ -44,7 +48,7 @@ def reads_the_store(name: str) -> bool:
     from privmetrics.paths import checkout_root
 
     text = (checkout_root() / "notebooks" / f"{name}.ipynb").read_text()
-    return "load_results" in text or "run_games" in text
+    return any(f"chapter.{what}(" in text for what in ("results", "games", "store"))
 
 
 @pytest.mark.slow
@@ -54,7 +58,7 @@ def test_notebook_executes_and_shows_something(name, request, tmp_path, monkeypa
     shared = request.getfixturevalue("smoke_results") if reads_the_store(name) else tmp_path
     monkeypatch.setenv("PRIVMETRICS_RESULTS", str(shared / "results"))
     monkeypatch.setenv("PRIVMETRICS_CACHE", str(shared / "cache"))
-    (path,) = run_notebooks("smoke", tmp_path / "out", [name])
+    (path,) = run_notebooks(SMOKE, tmp_path / "out", [name])
     notebook = nbformat.read(path, as_version=4)
     outputs = [
         o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])
@@ -118,9 +122,12 @@ def test_background_and_experiment_chapters_end_with_exercises_and_solutions(nam
     assert all(c.cell_type == "code" and c.source.strip() for c in solutions)
 
 
-def test_unknown_profile_fails_before_running(tmp_path):
+def test_unknown_profile_fails_before_running(monkeypatch):
+    from privmetrics.compendium import reproduce
+
+    monkeypatch.setattr(reproduce, "run_notebooks", lambda *a, **k: pytest.fail("ran notebooks"))
     with pytest.raises(KeyError, match="unknown profile 'fast'"):
-        run_notebooks("fast", tmp_path)
+        reproduce.main(["--profile", "fast"])
 
 
 def test_the_book_hides_code_and_shows_one_parameter_cell(tmp_path):
@@ -196,7 +203,7 @@ def test_a_notebook_says_what_is_missing_instead_of_computing_it(tmp_path, monke
     from privmetrics.experiments.runner import load_results
 
     monkeypatch.setenv("PRIVMETRICS_RESULTS", str(tmp_path / "results"))
-    results = load_results("smoke", datasets=["texas"], progress=False)
+    results = load_results(SMOKE, datasets=["texas"], progress=False)
     assert results.empty
     said = capsys.readouterr().out
     assert "cell(s) of the `smoke` grid are missing from" in said and "-p compute True" in said

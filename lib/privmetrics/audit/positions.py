@@ -1,4 +1,4 @@
-"""Readings: where a release's score sits between the references built from the user's own real
+"""Positions: where a release's score sits between the references built from the user's own real
 table (Random, Algorithm 22, or the holdout; Real, a copy), and the words for it.
 
 Pure arithmetic on scores; :mod:`.run` computes them.

@@ -8,12 +8,14 @@ import pytest
 
 from privmetrics.__main__ import main
 from privmetrics.experiments import runner
+from privmetrics.experiments.profiles import get_profile
 from privmetrics.experiments.store import ResultsStore
 from privmetrics.experiments.verify import choose_cells, verify
 from privmetrics.synthesisers import SyntheticCache
 from privmetrics.synthesisers import cache as cache_module
 
 METRICS = ["DCR", "NNDR"]
+SMOKE = get_profile("smoke")
 
 
 def test_code_digest_ignores_documentation_and_layout_but_not_code():
@@ -65,7 +67,7 @@ def test_a_table_cached_by_other_synthesiser_code_is_not_reused(
 @pytest.fixture
 def grid(tmp_path):
     return runner.run_grid(
-        "smoke", datasets=["flchain"], techniques=("real", "privbayes"), metrics=METRICS, rows=150,
+        SMOKE, datasets=["flchain"], techniques=("real", "privbayes"), metrics=METRICS, rows=150,
         store=ResultsStore(tmp_path / "r.sqlite"), cache_root=str(tmp_path / "cache"), n_jobs=1,
         progress=False,
     )  # fmt: skip
@@ -95,7 +97,7 @@ def test_stale_cells_are_recomputed_in_place(grid, tmp_path):
         conn.execute("UPDATE scores SET score = -1 WHERE config = 'Real' AND run = 1")
     before = grid.results()
     store = runner.run_grid(
-        "smoke", datasets=["flchain"], techniques=("real", "privbayes"), metrics=METRICS, rows=150,
+        SMOKE, datasets=["flchain"], techniques=("real", "privbayes"), metrics=METRICS, rows=150,
         store=grid, cache_root=str(tmp_path / "cache"), n_jobs=1, progress=False, refresh_stale=True,
     )  # fmt: skip
     after = store.results()
@@ -109,7 +111,7 @@ def test_stale_cells_are_recomputed_in_place(grid, tmp_path):
 
 
 def test_verify_passes_a_store_that_regenerates_and_fails_one_edited_score(grid, capsys):
-    report = verify("smoke", store=grid, sample=4, progress=False)
+    report = verify(SMOKE, store=grid, sample=4, progress=False)
     assert len(report) == 4 and set(report.verdict) == {"identical"}
     assert set(report.table) == {"same checksum"} and set(report["made by"]) == {"current code"}
     assert {"real", "privbayes"} <= set(
@@ -141,7 +143,7 @@ def test_verify_adopts_an_unrecorded_cell_only_when_it_regenerates(grid, tmp_pat
         conn.execute("UPDATE cells SET code = NULL, table_checksum = NULL WHERE run = 0")
         conn.execute("UPDATE scores SET score = 0.123 WHERE config = 'Real' AND run = 0")
     cells = ["flchain/Real/0", "flchain/PrivBayes ε=2/0"]
-    report = verify("smoke", store=grid, cells=cells, progress=False, adopt=True)
+    report = verify(SMOKE, store=grid, cells=cells, progress=False, adopt=True)
     assert list(report.verdict) == ["DIFFERENT", "identical"]
     assert set(report["made by"]) == {"code not recorded"}
     recorded = grid.cells().set_index(["config", "run"]).code
@@ -164,7 +166,7 @@ def test_verify_adopts_a_stale_cell_only_when_its_table_regenerates(grid):
         conn.execute("UPDATE cells SET table_checksum = 'other table' WHERE config = 'PrivBayes ε=2'"
                      " AND run = 1")  # fmt: skip
     cells = ["flchain/PrivBayes ε=2/0", "flchain/PrivBayes ε=2/1"]
-    report = verify("smoke", store=grid, cells=cells, progress=False, adopt=True)
+    report = verify(SMOKE, store=grid, cells=cells, progress=False, adopt=True)
     assert set(report["made by"]) == {"other code (stale)"}
     recorded = grid.cells().set_index(["config", "run"]).code
     assert recorded["PrivBayes ε=2", 0] == cache_module.code_fingerprint("privbayes")

@@ -29,7 +29,7 @@ def test_registry_holds_the_papers_21_metrics_in_order():
 
 
 PAPER = (
-    Path(__file__).resolve().parents[1].parent
+    Path(__file__).resolve().parents[2].parent
     / "shared"
     / "papers"
     / "comparison-of-privacy-metrics.txt"

@@ -23,7 +23,7 @@ KEY = ["dataset", "config", "run", "metric"]
 def smoke_grid(path, cache, client=None, progress=False):
     """The smoke profile's whole grid (every dataset, configuration and run), final seven metrics."""
     return runner.run_grid(
-        "smoke", metrics="final", store=ResultsStore(path), cache_root=str(cache), n_jobs=2,
+        SMOKE, metrics="final", store=ResultsStore(path), cache_root=str(cache), n_jobs=2,
         progress=progress, client=client,
     )  # fmt: skip
 

@@ -7,6 +7,7 @@ import pytest
 
 from privmetrics.compendium.bookcheck import INSTALL_HINT, check_book, check_page, find_browser
 from privmetrics.compendium.reproduce import build_book, stage_unexecuted
+from privmetrics.experiments.profiles import get_profile
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +127,7 @@ def test_the_reviewers_map_lists_every_paper_result_with_a_command_that_names_it
     report = tmp_path / "timings-paper.json"
     report.write_text(json.dumps({"steps": [
         {"step": "notebook exp11", "wall_seconds": 12.4, "finished": True}]}))  # fmt: skip
-    table = reviewer_map("paper", report)
+    table = reviewer_map(get_profile("paper"), report)
     assert "-p profile paper -p dataset texas" in table and "| 12 s |" in table
     assert "not timed here" in table  # exp12 has no step in this report
     page = (built.parent / "book" / "sources.html").read_text()

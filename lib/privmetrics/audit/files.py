@@ -1,7 +1,8 @@
 """Reading the user's files: tables (CSV, compressed CSV, Parquet), schema files, and the checks
 that make two tables comparable (same columns, shared values, dates as days, a schema that fits).
 
-May import ``data``; used by :mod:`.readings` and :mod:`.cli`.
+May import ``data``; used by :mod:`.run` and the ``privmetrics audit`` command
+(:mod:`privmetrics.commands.audit_release`).
 """
 
 from __future__ import annotations

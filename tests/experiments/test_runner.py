@@ -44,9 +44,9 @@ def test_store_writes_a_cell_atomically(tmp_path):
     assert store.done() == {("toy", "Random", 0): {"DCR"}}
 
 
-def small_grid(tmp_path, **kw):
+def small_grid(tmp_path, profile=PROFILES["smoke"], **kw):
     return runner.run_grid(
-        "smoke", datasets=["flchain"], techniques=TECHNIQUES, metrics=METRICS, rows=150,
+        profile, datasets=["flchain"], techniques=TECHNIQUES, metrics=METRICS, rows=150,
         store=ResultsStore(tmp_path / "r.sqlite"), cache_root=str(tmp_path / "cache"), n_jobs=1,
         progress=False, **kw,
     )  # fmt: skip
@@ -67,7 +67,7 @@ def test_grid_resumes_without_recomputing(tmp_path):
 def test_a_new_metric_is_added_to_finished_cells(tmp_path):
     small_grid(tmp_path)
     store = runner.run_grid(
-        "smoke", datasets=["flchain"], techniques=TECHNIQUES, metrics=[*METRICS, "MDCR"], rows=150,
+        PROFILES["smoke"], datasets=["flchain"], techniques=TECHNIQUES, metrics=[*METRICS, "MDCR"], rows=150,
         store=ResultsStore(tmp_path / "r.sqlite"), cache_root=str(tmp_path / "cache"), n_jobs=1,
         progress=False,
     )  # fmt: skip
@@ -76,8 +76,7 @@ def test_a_new_metric_is_added_to_finished_cells(tmp_path):
 
 def test_sem_rule_adds_runs_only_where_scores_vary(tmp_path, monkeypatch):
     profile = replace(PROFILES["smoke"], min_runs=2, max_runs=4, sem_threshold=0.0)
-    monkeypatch.setitem(PROFILES, "smoke", profile)
-    runs = small_grid(tmp_path).results().groupby("config").run.nunique()
+    runs = small_grid(tmp_path, profile).results().groupby("config").run.nunique()
     assert runs["Real"] == 2  # every run scores exactly 1: SEM 0, no extra run
     assert runs["PrivBayes ε=0.2"] == 4  # noisy: extra runs up to the cap
 
@@ -113,7 +112,7 @@ def test_killed_run_resumes_without_loss_or_duplicates(tmp_path):
         "not interrupted mid-run"
     )
     store = runner.run_grid(
-        "smoke", datasets=["flchain"], techniques=TECHNIQUES, metrics=METRICS, rows=1000,
+        PROFILES["smoke"], datasets=["flchain"], techniques=TECHNIQUES, metrics=METRICS, rows=1000,
         store=ResultsStore(db), cache_root=str(tmp_path / "cache"), n_jobs=1, progress=False,
     )  # fmt: skip
     after = store.results()
@@ -240,7 +239,7 @@ def test_the_paper_edition_reads_its_grid_from_the_store_and_studies_at_quick_sc
     assert paper.study_profile == "quick" and quick.study_profile == "quick"
     assert PROFILES["smoke"].study_profile == "smoke"
     # the shipped store holds the whole capped grid: 3 datasets x 16 configurations x 3 runs
-    shipped = results_path("paper")
+    shipped = results_path(paper)
     with sqlite3.connect(f"file:{shipped}?mode=ro", uri=True) as conn:  # read only: it is tracked
         cells = conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
     assert paper.max_runs == paper.min_runs == 3

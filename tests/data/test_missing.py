@@ -17,7 +17,7 @@ from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import compute
 from privmetrics.synthesisers import make_synthesiser
-from privmetrics.synthesisers.missing import WithMissing
+from privmetrics.synthesisers.with_missing import WithMissing
 
 SCHEMA = Schema(
     columns={"age": "numerical", "sex": "binary", "town": "categorical"},

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-BOOK = Path(__file__).resolve().parents[1] / "book"
+BOOK = Path(__file__).resolve().parents[2] / "book"
 NAMING = re.compile(
     r"(Tables?|Figures?|Algorithms?|Sections?|Experiments?|Rounds?|epsilon|and|Eqs?\.)\s*$",
     re.IGNORECASE,

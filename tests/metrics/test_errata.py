@@ -8,7 +8,7 @@ import yaml
 from privmetrics.metrics import REGISTRY
 from privmetrics.paths import resource
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ERRATA = yaml.safe_load(resource("paper", "errata.yml").read_text())
 CITED = re.compile(r"\b(?:HS|PE)-\d+\b")
 MODULES = {"data.datasets", "metrics", "experiments.profiles", "experiments.analysis"}

@@ -1,5 +1,4 @@
-"""``privmetrics audit`` on the command line: read the files, audit, print the verdict first, write
-the reports.
+"""``privmetrics audit``: read the files, audit, print the verdict first, write the reports.
 
 Exit codes: 0 done; 1 ``--fail-on`` was met (the verdict and the metrics that met it are
 printed); 2 bad input or an unexpected error, in one line.
@@ -10,20 +9,83 @@ from __future__ import annotations
 import sys
 import warnings
 
-import pandas as pd
+from privmetrics.commands import comma_list
 
-from privmetrics.audit.reading import check_writable, load_schema, read_table
-from privmetrics.audit.run import audit
-from privmetrics.audit.verdict import fails, parse_threshold
-from privmetrics.data.validation import InvalidInputError
-
+HELP = "score a synthetic table against the real one (CSV or Parquet)"
 FAIL_RULES = ("near-real", "between")
 
 
-def main(args) -> int:
+def add_arguments(parser) -> None:
+    parser.add_argument("real", help="the real data, .csv or .parquet")
+    parser.add_argument("synthetic", help="the synthetic data, same columns")
+    parser.add_argument("--schema", help="YAML schema; inferred from the real data when absent")
+    parser.add_argument(
+        "--holdout",
+        help="real rows the generator never saw (same columns): the position then runs from the "
+        "holdout's scores (0) to Real (1)",
+    )
+    parser.add_argument(
+        "--key", type=comma_list, help="comma-separated key attributes (default: all non-sensitive)"
+    )
+    parser.add_argument("--sensitive", type=comma_list, help="comma-separated sensitive attributes")
+    parser.add_argument(
+        "--metrics", default="selected", help="selected (the paper's final 7), all, or NAME,NAME"
+    )
+    parser.add_argument("--out", help="write an HTML report here")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="skip scoring Random and Real on the real table (faster; readings use fixed bands)",
+    )
+    parser.add_argument(
+        "--random-runs",
+        type=int,
+        default=3,
+        help="Random draws whose spread gives each position its interval (default 3)",
+    )
+    parser.add_argument(
+        "--targets",
+        type=int,
+        help="for tables too large for every pair: score from this many random rows of each "
+        "table, each against all rows of the other (the final seven; others are not run)",
+    )
+    parser.add_argument(
+        "--missing",
+        choices=("indicator", "drop-rows", "refuse"),
+        default="indicator",
+        help="missing values: indicator (a gap is a category, or a yes/no flag beside a number "
+        "filled with the real median; the default), drop-rows, or refuse",
+    )
+    parser.add_argument("--json", help="also write the whole report as JSON here")
+    parser.add_argument(
+        "--evidence",
+        help="write the exposed real rows (copied, closer than a neighbour, "
+        "sensitive value recovered) as CSV here",
+    )
+    parser.add_argument(
+        "--fail-on",
+        help="exit 1 when a metric places the release near-real, between (or nearer Real), or at "
+        "a position >= a number in [0, 1]; for pipelines",
+    )
+    parser.add_argument(
+        "--na-values",
+        type=comma_list,
+        help='comma-separated CSV cells to read as missing (default: only empty cells; "NA" is a value)',
+    )
+
+
+def run(args) -> int:
     """``privmetrics audit``: the verdict, the table, who is exposed and the utility panel, or
     exit 2 with one line naming the problem. Warnings (unseen categories, extreme values, a
     skipped attribute, missing values) are printed."""
+    import pandas as pd
+
+    from privmetrics.audit.files import check_writable, load_schema, read_table
+    from privmetrics.audit.run import audit
+    from privmetrics.audit.verdict import fails, parse_threshold
+    from privmetrics.data.validation import InvalidInputError
+
     try:
         if args.fail_on and args.fail_on not in FAIL_RULES:
             try:

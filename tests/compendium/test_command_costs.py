@@ -5,7 +5,7 @@ costs are read from timing reports, never typed."""
 import re
 import sqlite3
 
-from privmetrics.compendium import commands as C
+from privmetrics.compendium import command_costs as C
 from privmetrics.compendium.timings import TimingReport
 from privmetrics.paths import checkout_root
 

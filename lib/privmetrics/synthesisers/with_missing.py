@@ -2,7 +2,7 @@
 nullable dtypes), and getting them back in its samples.
 
 >>> from privmetrics.synthesisers import make_synthesiser
->>> from privmetrics.synthesisers.missing import WithMissing
+>>> from privmetrics.synthesisers.with_missing import WithMissing
 >>> synth = WithMissing(make_synthesiser("privbayes", epsilon=1.0)).fit(table, schema)
 >>> release = synth.sample(1000)          # gaps where the technique generated them
 

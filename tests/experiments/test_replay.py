@@ -7,24 +7,27 @@ import pandas as pd
 import pytest
 
 from privmetrics.__main__ import main
+from privmetrics.experiments import game_store as S
 from privmetrics.experiments import games as G
+from privmetrics.experiments.profiles import get_profile
 from privmetrics.experiments.replay import choose_games, replay_games
 from privmetrics.experiments.verify import record, to_markdown
 
 TECHNIQUES = ("real", "random")
+SMOKE = get_profile("smoke")
 
 
 @pytest.fixture
 def store(tmp_path):
     path = tmp_path / "smoke.sqlite"
-    for game in G.TABLES:
-        G.run_games("smoke", datasets=["texas"], techniques=TECHNIQUES, store=G.GameStore(path, game),
+    for game in S.TABLES:
+        G.run_games(SMOKE, datasets=["texas"], techniques=TECHNIQUES, store=S.GameStore(path, game),
                     n_jobs=1, progress=False, game=game)  # fmt: skip
     return path
 
 
 def test_replayed_games_are_identical_and_an_edited_outcome_is_found(store, tmp_path, capsys):
-    report = replay_games("smoke", path=store, sample=8, n_jobs=2, progress=False)
+    report = replay_games(SMOKE, path=store, sample=8, n_jobs=2, progress=False)
     assert len(report) == 8 and set(report.verdict) == {"identical"}
     assert set(report.game) == {"membership", "attribute"} and set(report.config) == {
         "Real",
@@ -49,7 +52,7 @@ def test_replayed_games_are_identical_and_an_edited_outcome_is_found(store, tmp_
             conn.execute("UPDATE games SET scores = ? WHERE rowid = ?", (json.dumps(edited), key))
         conn.execute("UPDATE attribute_games SET truth = '[' || (1 - substr(truth, 2, 1)) || ']' "
                      "WHERE config = 'Random'")  # fmt: skip
-    again = replay_games("smoke", path=store, sample=8, n_jobs=1, progress=False)
+    again = replay_games(SMOKE, path=store, sample=8, n_jobs=1, progress=False)
     wrong = again[again.verdict == "DIFFERENT"]
     assert set(zip(wrong.game, wrong.config, strict=True)) == {
         ("membership", "Real"),
@@ -65,7 +68,7 @@ def test_a_game_made_by_other_code_is_reported_stale(store):
     with sqlite3.connect(store) as conn:
         conn.execute("UPDATE games SET code = 'older code' WHERE technique = 'random'")
     report = replay_games(
-        "smoke", path=store, games=("membership",), sample=4, n_jobs=1, progress=False
+        SMOKE, path=store, games=("membership",), sample=4, n_jobs=1, progress=False
     )
     made = dict(zip(report.config, report["made by"], strict=False))
     assert made == {"Real": "current code", "Random": "other code (stale)"}
@@ -83,6 +86,6 @@ def test_the_draw_covers_every_technique_within_the_budget():
 
 def test_bad_requests_are_refused(store, tmp_path):
     with pytest.raises(ValueError, match=r"unknown game\(s\) \['reconstruction'\]"):
-        replay_games("smoke", path=store, games=("reconstruction",), progress=False)
+        replay_games(SMOKE, path=store, games=("reconstruction",), progress=False)
     with pytest.raises(ValueError, match="holds no membership games"):
-        replay_games("smoke", path=tmp_path / "empty.sqlite", games=("membership",), progress=False)
+        replay_games(SMOKE, path=tmp_path / "empty.sqlite", games=("membership",), progress=False)

@@ -1,0 +1,89 @@
+"""A chapter notebook's set-up in one call: the profile's settings, the datasets it shows and its
+results, from the notebook's papermill parameters.
+
+>>> chapter = setup(profile, dataset, compute)   # in the cell after the parameters
+>>> settings, datasets = chapter.profile, chapter.datasets
+>>> results = chapter.results(metrics="paper")
+
+Papermill hands a notebook the profile's *name* (a parameter is a string); from here on the
+:class:`~privmetrics.experiments.profiles.Profile` object travels, and no notebook looks a name up
+again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from privmetrics.experiments.game_store import GameStore
+from privmetrics.experiments.games import run_games
+from privmetrics.experiments.grid import Configuration
+from privmetrics.experiments.profiles import Profile, get_profile
+from privmetrics.experiments.runner import Cell, generated_table, load_results, results_path
+from privmetrics.experiments.store import ResultsStore
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """What a chapter reads: ``profile`` (the grid's settings, whose store it shows), ``datasets``
+    (one when the notebook was given one, else every dataset of the profile), ``compute`` (fill
+    what the store lacks first, as ``make reproduce`` does), and ``study``, the profile at whose
+    scale the page generates its own tables (:attr:`Profile.study_profile`)."""
+
+    profile: Profile
+    datasets: list[str]
+    compute: bool = False
+
+    @property
+    def study(self) -> Profile:
+        return get_profile(self.profile.study_profile)
+
+    @property
+    def example(self) -> str:
+        """The dataset a page's single worked study uses: Texas where it is shown."""
+        return "texas" if "texas" in self.datasets else self.datasets[0]
+
+    def results(self, metrics: str = "all", way: str = "ours") -> pd.DataFrame:
+        """The profile's scores of :attr:`datasets` (:func:`~privmetrics.experiments.runner.load_results`)."""
+        return load_results(
+            self.profile, compute=self.compute, datasets=self.datasets, progress=False,
+            metrics=metrics, way=way,
+        )  # fmt: skip
+
+    def study_table(self, dataset: str, config: Configuration, run: int = 0):
+        """(real, schema, synthetic) of one cell at the :attr:`study` scale: the study profile's
+        sample of ``dataset`` and ``config``'s table of run ``run`` (seed: the profile's + run),
+        from the synthetic cache (generated once)."""
+        study = self.study
+        cell = Cell(dataset, study.rows_for(dataset), config, run, study.seed + run)
+        return generated_table(cell, study)
+
+    def store(self) -> ResultsStore:
+        return ResultsStore(results_path(self.profile))
+
+    def games(self, game: str = "membership") -> pd.DataFrame:
+        """The profile's ``game`` games of :attr:`datasets` (played first with ``compute``)."""
+        return run_games(
+            self.profile, datasets=self.datasets, progress=False, game=game, compute=self.compute,
+            store=GameStore(results_path(self.profile), game),
+        )  # fmt: skip
+
+    def scale_note(self) -> str:
+        """A sentence for pages whose own studies run at another profile's scale (else empty)."""
+        study = self.study
+        if study.name == self.profile.name:
+            return ""
+        sizes = ", ".join(f"{d}: {study.rows_for(d):,} rows" for d in study.datasets)
+        return (
+            f"The grid results on this page are profile `{self.profile.name}`'s (from its results "
+            f"store); the tables the page generates for its own studies are at profile "
+            f"`{study.name}`'s scale ({sizes})."
+        )
+
+
+def setup(profile: str, dataset: str | None = None, compute: bool = False) -> Chapter:
+    """The :class:`Chapter` of a notebook's parameters (an unknown profile name is an error that
+    lists the known ones)."""
+    settings = get_profile(profile)
+    return Chapter(settings, [dataset] if dataset else list(settings.datasets), compute)
