@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup browser reproduce book-student test test-fast verify verify-games bench bench-scale bench-audit bench-synth epsilon-response lint clean
+.PHONY: setup browser reproduce book-student test test-fast verify verify-games bench bench-book bench-scale bench-audit bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -64,6 +64,10 @@ verify-games: setup
 
 bench: setup
 	$(PY) -m privmetrics bench
+
+# the README's commands timed in a fresh clone against their CPU budgets (exit 1 when over)
+bench-book: setup
+	$(PY) -m privmetrics bench-book $(if $(COMMANDS),--commands "$(COMMANDS)")
 
 bench-scale: setup
 	$(PY) -m privmetrics bench-scale $(if $(MILLION),--million)

@@ -16,7 +16,7 @@ FAST_FILES = {
     "test_timings.py", "test_validation.py", "test_ways.py", "test_metric_inputs.py",
     "test_schema_files.py", "test_audit_files.py", "test_synthesiser_inputs.py", "test_cli.py",
     "test_dp_synthesisers.py", "test_neighbours.py", "test_alc.py", "test_runner.py",
-    "test_games.py", "test_game_analysis.py", "test_prose.py",
+    "test_games.py", "test_game_analysis.py", "test_prose.py", "test_budgets.py",
 }  # fmt: skip
 
 

@@ -20,6 +20,7 @@ COMMANDS = {
     "bench-audit": "time_audit",
     "bench-synth": "time_synthesisers",
     "epsilon-response": "sweep_epsilon",
+    "bench-book": "time_book",
     "run": "fill_grid",
     "verify": "verify_cells",
     "verify-games": "verify_games",

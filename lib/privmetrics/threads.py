@@ -56,6 +56,19 @@ def limited(threads: int):
                 torch.set_num_threads(before)
 
 
+@contextmanager
+def one_thread():
+    """BLAS and OpenMP pools at one thread for a small classifier's fit and predict. Their threads
+    spin-wait for each other, so beside any other busy process a two-thread pool on two cores
+    mostly waits: on this two-core machine with one other process running, MemInf's
+    HistGradientBoosting took 26.7 s on two threads against 2.2 s on one, and DetectionMLP's
+    network 3.0 s against 0.46 s, with the same score to the last bit. Tables of the size these
+    classifiers see gain little from a second thread even on an idle machine; the neighbour
+    searches, which run on plain threads that do not spin, keep theirs."""
+    with threadpool_limits(limits=1):
+        yield
+
+
 def _torch_if_loaded():
     """torch when something already imported it (importing it only to cap it costs 2 s)."""
     import sys

@@ -142,14 +142,20 @@ def encoded_features(
     return np.column_stack(cols) if cols else np.zeros((len(frame), 1))
 
 
+PARALLEL_ROWS = 5000  # training rows from which the forest's trees grow on several threads
+
+
 def forest_predictor(
     train: np.ndarray, train_codes: np.ndarray, seed: int, class_weight: str | None = "balanced"
 ) -> RandomForestClassifier:
     """The paper's random forest (Section 5: 100 trees, depth 10, sqrt features,
-    min_samples_split 10, min_samples_leaf 5, balanced classes), fitted on encoded features."""
+    min_samples_split 10, min_samples_leaf 5, balanced classes), fitted on encoded features.
+    On fewer than :data:`PARALLEL_ROWS` rows its trees grow one after the other: handing a tree of
+    a few hundred rows to a thread costs more than growing it (the same forest either way)."""
+    threads = thread_budget() if len(train) >= PARALLEL_ROWS else 1
     forest = RandomForestClassifier(
         n_estimators=100, max_depth=10, max_features="sqrt", min_samples_split=10,
-        min_samples_leaf=5, class_weight=class_weight, random_state=seed, n_jobs=thread_budget(),
+        min_samples_leaf=5, class_weight=class_weight, random_state=seed, n_jobs=threads,
     )  # fmt: skip
     return forest.fit(train, train_codes)
 

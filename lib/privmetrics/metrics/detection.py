@@ -14,6 +14,7 @@ from sklearn.neural_network import MLPClassifier
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.pair import Pair
 from privmetrics.metrics.registry import Category, register
+from privmetrics.threads import one_thread
 
 
 @register(
@@ -84,8 +85,8 @@ def _detection_auc(pair: Pair, folds: int, max_iter: int) -> float:
             n_iter_no_change=5,
             random_state=pair.seed,
         )
-        with warnings.catch_warnings():  # the epoch cap is deliberate (speed); see max_iter
+        with warnings.catch_warnings(), one_thread():  # the epoch cap is deliberate (speed)
             warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(data[train], labels[train])
-        aucs.append(roc_auc_score(labels[test], model.predict_proba(data[test])[:, 1]))
+            aucs.append(roc_auc_score(labels[test], model.predict_proba(data[test])[:, 1]))
     return float(np.mean(aucs))
