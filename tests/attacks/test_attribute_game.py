@@ -1,10 +1,12 @@
-"""The attribute-inference game: a release that is its training table gives the target's secret
-away, a release of noise does not, and the result is seeded."""
+"""The attribute-inference game, played for many targets on shared releases: a release that is
+its training table gives the target's secret away, a release of noise does not, and the result is
+seeded."""
 
 import numpy as np
 import pytest
 
-from privmetrics.attacks.attribute_game import play_attribute, summarise_attribute
+from privmetrics.attacks.attribute_game import summarise_attribute
+from privmetrics.attacks.one_run import play_targets
 
 
 @pytest.fixture(scope="module")
@@ -13,12 +15,11 @@ def population(make_secret_table):
     return make_secret_table(400, 0)
 
 
-def games(population, technique, targets=range(6), releases=6):
+def games(population, technique, targets=range(6), releases=12, params=None, seed=1):
+    """One play: every target in half of the ``releases``, the guesses on those that hold it."""
     frame, schema = population
-    return [
-        play_attribute(frame, schema, technique, {}, t, train_rows=120, releases=releases, seed=1)
-        for t in targets
-    ]
+    return play_targets(frame, schema, technique, params or {}, {"random": list(targets)},
+                        train_rows=120, shadow=2, releases=releases, seed=seed).attribute  # fmt: skip
 
 
 def test_a_copy_gives_the_secret_away_and_noise_does_not(population):
@@ -30,14 +31,17 @@ def test_a_copy_gives_the_secret_away_and_noise_does_not(population):
     assert noise.loc["advantage", "low"] <= 0 <= noise.loc["advantage", "high"] + 1e-12
 
 
-def test_the_game_is_seeded_and_refuses_a_schema_without_a_secret(population):
+def test_the_game_is_seeded_and_needs_a_secret(population):
     frame, schema = population
-    one = play_attribute(
-        frame, schema, "privbayes", {"epsilon": 1.0}, 3, train_rows=120, releases=3
+    one = games(
+        population, "privbayes", targets=[3, 5], releases=6, params={"epsilon": 1.0}, seed=0
     )
-    two = play_attribute(
-        frame, schema, "privbayes", {"epsilon": 1.0}, 3, train_rows=120, releases=3
+    two = games(
+        population, "privbayes", targets=[3, 5], releases=6, params={"epsilon": 1.0}, seed=0
     )
-    assert np.array_equal(one.right, two.right) and one.baseline_right == two.baseline_right
-    with pytest.raises(ValueError, match="needs a sensitive attribute"):
-        play_attribute(frame, schema.with_roles(sensitive=()), "real", {}, 0, train_rows=120)
+    assert [len(r.right) for r in one] == [3, 3]  # each target in half of the six releases
+    assert all(np.array_equal(a.right, b.right) and a.baseline_right == b.baseline_right
+               for a, b in zip(one, two, strict=True))  # fmt: skip
+    played = play_targets(frame, schema.with_roles(sensitive=()), "real", {}, {"random": [0]},
+                          train_rows=120, shadow=2, releases=2)  # fmt: skip
+    assert played.attribute == [] and len(played.membership) == 1  # no secret, no attribute game

@@ -93,3 +93,32 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local, tmp_path):
     ours = scores(store)  # no duplicate (checked inside), ...
     assert store.count("cells") == total and len(ours) == len(local)  # ... none lost
     assert (ours.sort_index() == local.sort_index()).all()  # and the same scores
+
+
+@pytest.mark.slow
+def test_a_local_cluster_plays_the_same_games_as_the_local_runner(tmp_path):
+    """Experiment 3's plays on two Dask workers: the same games of both kinds, value for value,
+    as the local runner's (the driver alone writes the store)."""
+    import pandas as pd
+
+    from privmetrics.experiments import games as G
+    from privmetrics.experiments.game_store import TABLES, GameStore
+
+    played = {}
+    for where in ("local", "cluster"):
+        path = tmp_path / f"{where}.sqlite"
+        kw = dict(datasets=["texas"], techniques=("real", "random", "privbayes"), progress=False)
+        if where == "local":
+            G.run_games(SMOKE, store=GameStore(path), n_jobs=2, **kw)
+        else:
+            with dask_client(local_workers=2) as client:
+                G.run_games(SMOKE, store=GameStore(path), client=client, **kw)
+        played[where] = {g: GameStore(path, g).games(SMOKE) for g in TABLES}
+    columns = ["dataset", "config", "kind", "target", "scores", "truth", "ingredients", "design"]
+    for game in TABLES:
+        local, cluster = (
+            played[w][game][columns].sort_values(columns[:4]).reset_index(drop=True)
+            for w in ("local", "cluster")
+        )
+        assert len(local) == 6 * 2 * SMOKE.game_targets  # 6 configurations x every target
+        pd.testing.assert_frame_equal(local, cluster)

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from privmetrics.experiments import game_analysis as A
+from privmetrics.experiments import game_findings as F
 from privmetrics.experiments.profiles import get_profile
 
 SMOKE = get_profile("smoke")
@@ -32,48 +33,97 @@ def attacks_and_results(
     return attacks, results
 
 
-def test_a_metric_that_ranks_like_the_attack_tracks_it_and_its_mirror_does_not():
-    auc = [0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.52, 1.0]
+AUC = [0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.52, 1.0]  # Random, c1-c6, Real
+
+
+def placed(auc):
+    """A metric that places each configuration as the attack sees it: Random 0, Real 1, and the
+    configurations the attack breaks (an AUC of 0.6 up) in the upper two thirds."""
+    return [((a - 0.5) / 0.5) ** 0.3 for a in auc]
+
+
+def test_a_metric_that_ranks_like_the_attack_tracks_it_and_one_that_misses_says_where():
     attacks, results = attacks_and_results(
-        {"same": [a * 2 for a in auc], "mirror": [-a for a in auc], "flat": [0.3] * len(auc)}, auc
+        {"same": placed(AUC), "linear": [2 * a for a in AUC], "flat": [0.3] * len(AUC)}, AUC
     )
     table = A.predictiveness(attacks, results).set_index("metric")
     assert table.loc["same", "rho"] == pytest.approx(1.0)
-    assert table.loc["same", "verdict"] == A.TRACKS
-    assert table.loc["mirror", "rho"] == pytest.approx(-1.0)
-    assert table.loc["mirror", "verdict"] == A.DOES_NOT
+    assert table.loc["same", "verdict"] == A.TRACKS and table.loc["same", "missed risks"] == ""
+    # ranks alike, but places c2 (AUC 0.6 +- 0.05: the attack finds members) at 0.2, the safe third
+    assert table.loc["linear", "rho"] == pytest.approx(1.0)
+    assert (
+        table.loc["linear", "verdict"] == A.MISSES and table.loc["linear", "missed risks"] == "c2"
+    )
+    # a metric that cannot place a release (Random and Real alike) is judged on nothing
     assert np.isnan(table.loc["flat", "rho"]) and table.loc["flat", "verdict"] == A.CANNOT_TELL
-    assert (table.configurations == len(auc)).all() and table["attack works on Real"].all()
+    assert (table.configurations == len(AUC)).all() and table["attack works on Real"].all()
     # the same scores against an attack whose interval on Real reaches chance: no verdict
-    attacks, results = attacks_and_results({"same": [a * 2 for a in auc]}, auc, width=0.5)
+    attacks, results = attacks_and_results({"same": placed(AUC)}, AUC, width=0.5)
     table = A.predictiveness(attacks, results)
     assert table.rho.iloc[0] == pytest.approx(1.0) and table.verdict.iloc[0] == A.CANNOT_TELL
 
 
-def test_an_attack_that_is_mostly_noise_gives_no_verdict():
+def test_a_false_alarm_is_a_top_third_place_where_a_powered_attack_finds_nothing():
+    auc = [0.5, 0.5, 0.5, 0.5, 1.0]  # Random, c1-c3 at chance (+-0.05), Real
+    attacks, results = attacks_and_results(
+        {"alarm": [0.0, 0.9, 0.1, 0.2, 1.0], "quiet": [0.0, 0.1, 0.2, 0.1, 1.0]}, auc
+    )
+    table = A.predictiveness(attacks, results).set_index("metric")
+    assert (
+        table.loc["alarm", "verdict"] == A.FALSE_ALARM
+        and table.loc["alarm", "false alarms"] == "c1"
+    )
+    # nothing contradicted, three configurations decided (at chance) and placed: agreement
+    assert table.loc["quiet", "verdict"] == A.AGREES
+    # an attack too weak to say "nothing" (interval 0.4-0.6) decides no alarm
+    attacks, results = attacks_and_results({"alarm": [0.0, 0.9, 0.1, 0.2, 1.0]}, auc, width=0.1)
+    attacks.loc[attacks.config == "Real", ["low", "high"]] = [0.95, 1.0]
+    assert A.predictiveness(attacks, results).verdict.iloc[0] == A.CANNOT_TELL
+
+
+def test_the_alarms_at_their_boundaries():
+    chance = 0.5
+    row = pd.Series({"value": 0.5, "low": 0.45, "high": 0.55})
+    assert A.at_chance(row, chance) and not A.at_chance(row.replace({0.55: 0.5501}), chance)
+    bounds = pd.DataFrame(
+        [{"value": 0.5, "low": 0.45, "high": 0.55}, {"value": 0.8, "low": 0.7, "high": 0.9},
+         {"value": 0.8, "low": 0.7, "high": 0.9}],
+        index=["c1", "c2", "Real"],
+    )  # fmt: skip
+    # exactly 2/3 is the top third, exactly 1/3 is not the safe third; Real is never judged
+    assert A.alarms(pd.Series({"c1": 2 / 3, "c2": 1 / 3, "Real": 0.0}), bounds, chance, 0.05) == (
+        [],
+        ["c1"],
+    )
+    assert A.alarms(pd.Series({"c1": 0.66, "c2": 0.33}), bounds, chance, 0.05) == (["c2"], [])
+    # the permutation test must pass at the level given (Bonferroni over the configurations)
+    assert A.alarms(pd.Series({"c2": 0.1}), bounds.assign(p=0.02), chance, 0.01) == ([], [])
+    means = pd.DataFrame(
+        {"m": [0.2, 0.5, 1.0], "flat": [0.3, 0.32, 0.34]}, index=["Random", "c", "Real"]
+    )
+    where = A.positions(means)
+    assert where.loc["c", "m"] == pytest.approx(0.375) and where.flat.isna().all()
+
+
+def test_an_attack_that_is_mostly_noise_gives_no_rank_verdict():
     """The same point values, once with the attack's bootstrap draws tight around them and once
-    spread over most of [0, 1] as six releases per target leave them. Against the precise attack a
-    metric that ranks the configurations the other way does not track it; against the noisy one
-    (Real still caught in every draw) no metric gets a verdict, since two bootstrap draws of the
-    attack disagree on the order; and a metric that ranks exactly as the attack keeps its rho of 1
-    either way."""
-    auc = [0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.52, 1.0]
-    metrics = {"mirror": [-a for a in auc], "same": auc}
+    spread over most of [0, 1] as few releases per target leave them. Against the precise attack a
+    metric that ranks the configurations as it does tracks it; against the noisy one (Real still
+    caught in every draw) the rank is not read, since two bootstrap draws of the attack disagree
+    on the order: the metric contradicts no configuration, so it only agrees with the attack."""
     rng = np.random.default_rng(0)
     tables = {}
     for spread in (0.01, 0.4):
-        attacks, results = attacks_and_results(metrics, auc)
-        attacks["draws"] = [np.clip(a + rng.normal(0, spread, 500), 0, 1) for a in auc]
-        attacks.at[len(auc) - 1, "draws"] = np.ones(500)  # Real: its games separate in every draw
+        attacks, results = attacks_and_results({"same": placed(AUC)}, AUC)
+        attacks["draws"] = [np.clip(a + rng.normal(0, spread, 500), 0, 1) for a in AUC]
+        attacks.at[len(AUC) - 1, "draws"] = np.ones(500)  # Real: its games separate in every draw
         tables[spread] = A.predictiveness(attacks, results).set_index("metric")
         assert tables[spread].loc["same", "rho"] == pytest.approx(1.0)
         assert tables[spread]["attack works on Real"].all()
     assert tables[0.01]["attack reliability"].min() > 0.95
-    assert tables[0.01].verdict.to_dict() == {"mirror": A.DOES_NOT, "same": A.TRACKS}
+    assert tables[0.01].verdict.to_dict() == {"same": A.TRACKS}
     assert tables[0.4]["attack reliability"].max() < 0.8
-    assert (tables[0.4].verdict == A.CANNOT_TELL).all()
-    said = A.findings(tables[0.4].reset_index(), final=["same"])
-    assert "does not rank the configurations reproducibly" in said
+    assert tables[0.4].verdict.to_dict() == {"same": A.AGREES}
 
 
 def test_the_reliability_of_pure_noise_is_about_one_half():
@@ -135,7 +185,7 @@ def test_the_selection_re_read_and_the_no_loss_check_say_what_the_numbers_say():
         {"dataset": "d", "kind": "random", "metric": "DCR", "verdict": A.TRACKS},
         {"dataset": "d", "kind": "random", "metric": "ALC", "verdict": A.DOES_NOT},
     ])  # fmt: skip
-    shown = A.reread(table, {"paper": ["DCR", "NNDR"], "ours": ["DCR", "ALC"]})
+    shown = F.reread(table, {"paper": ["DCR", "NNDR"], "ours": ["DCR", "ALC"]})
     assert shown.loc["DCR", "selected by"] == "paper, ours"
     assert shown.loc["NNDR", "d, random targets"] == "not measured"
     assert shown.loc["ALC", "d, random targets"] == A.DOES_NOT
@@ -143,9 +193,9 @@ def test_the_selection_re_read_and_the_no_loss_check_say_what_the_numbers_say():
         {"dataset": "d", "config": "CTGAN", "metric": "ALC", "score": [0.0, 0.02]}
     )
     attack = {"dataset": "d", "config": "CTGAN", "kind": "random", "measure": "AUC", "value": 0.8}
-    found = A.no_loss_check(results, pd.DataFrame([{**attack, "low": 0.7, "high": 0.9}]))
+    found = F.no_loss_check(results, pd.DataFrame([{**attack, "low": 0.7, "high": 0.9}]))
     assert "ALC scores CTGAN 0.010" in found and "understates this risk" in found
-    chance = A.no_loss_check(results, pd.DataFrame([{**attack, "low": 0.4, "high": 0.9}]))
+    chance = F.no_loss_check(results, pd.DataFrame([{**attack, "low": 0.4, "high": 0.9}]))
     assert "the two agree at this scale" in chance
 
 
@@ -179,7 +229,7 @@ def test_found_members_names_the_configurations_the_attack_breaks_beside_the_met
     attacks, results = attacks_and_results(
         {"m": [0.1, 0.5, 0.4, 0.3, 1.0], "other": [9] * 5}, auc, width=0.04
     )
-    said = A.found_members(attacks, results, final=["m"])
+    said = F.found_members(attacks, results, final=["m"])
     assert said.startswith(
         "- **d, random targets**: beyond Real, the attack finds members in Random (AUC 0.95 [0.91, 0.99]; the final metrics' mean score 0.10)"
     )
@@ -187,7 +237,7 @@ def test_found_members_names_the_configurations_the_attack_breaks_beside_the_met
     attacks, results = attacks_and_results(
         {"m": [0.1, 0.5, 0.4, 0.3, 1.0]}, [0.5, 0.5, 0.5, 0.5, 1.0]
     )
-    assert "in no configuration" in A.found_members(attacks, results, final=["m"])
+    assert "in no configuration" in F.found_members(attacks, results, final=["m"])
 
 
 def test_the_chapter_states_the_effect_the_code_requires():
@@ -195,7 +245,8 @@ def test_the_chapter_states_the_effect_the_code_requires():
 
     text = (Path(__file__).parents[2] / "notebooks" / "attacks.ipynb").read_text()
     assert f"its value at least {A.MIN_EFFECT} above it" in text
-    assert f"nor with fewer than {A.MIN_TARGETS} targets of a kind" in text
+    assert f"or the kind has fewer than {A.MIN_TARGETS} targets" in text
+    assert f"within chance plus or minus {A.CHANCE_BAND}" in text
 
 
 def test_found_members_needs_the_permutation_test_bonferroni_corrected():
@@ -203,16 +254,28 @@ def test_found_members_needs_the_permutation_test_bonferroni_corrected():
     attacks, results = attacks_and_results({"m": [0.1, 0.2, 0.3, 1.0]}, auc, width=0.04)
     # Random's p survives 0.05 / 3 configurations; c1's (0.03) would pass alone, not corrected
     attacks["p"] = [0.001, 0.03, 0.5, 0.0001]
-    said = A.found_members(attacks, results, final=["m"])
+    said = F.found_members(attacks, results, final=["m"])
     assert "Random (AUC 0.94" in said and "c1" not in said
 
 
 def test_too_few_targets_give_no_verdict():
-    """The same precise attack and mirror metric as above: with 12 targets a verdict, with 4 none
-    (a bootstrap over four targets cannot bound rho), and the findings say why."""
-    auc = [0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 0.52, 1.0]
-    for targets, verdict in ((12, A.DOES_NOT), (4, A.CANNOT_TELL)):
-        attacks, results = attacks_and_results({"mirror": [-a for a in auc]}, auc, targets=targets)
+    """The same precise attack and metric as above: with 12 targets a verdict, with 4 none (a
+    bootstrap over four targets cannot bound anything), and the findings say why in one line."""
+    for targets, verdict in ((12, A.TRACKS), (4, A.CANNOT_TELL)):
+        attacks, results = attacks_and_results({"same": placed(AUC)}, AUC, targets=targets)
         table = A.predictiveness(attacks, results)
         assert table.verdict.iloc[0] == verdict and table.targets.iloc[0] == targets
-    assert "4 target(s) of this kind are too few" in A.findings(table, final=[])
+    said = F.findings(table, final=[])
+    assert said == ("- No measure can be judged on d, random targets (4 targets, fewer than 10): an "
+                    "attack that does not work on the release that is its training table, or an "
+                    "interval over too few targets, decides nothing.\n")  # fmt: skip
+
+
+def test_the_findings_count_the_verdicts_and_name_the_missed_configurations():
+    attacks, results = attacks_and_results(
+        {"same": placed(AUC), "linear": [2 * a for a in AUC]}, AUC
+    )
+    said = F.findings(A.predictiveness(attacks, results), final=["linear"], named=())
+    assert "of 2 measures, 1 misses a risk, 1 tracks the attack" in said
+    assert "of the paper's final seven, 1 misses a risk" in said
+    assert "these miss the risk in the configurations named: linear (c2)" in said

@@ -1,9 +1,13 @@
 """Experiment 3's games: resumable, keyed by their settings, played again when their attack or
 their synthesiser's code changed."""
 
+import json
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
+from privmetrics.attacks.one_run import choose_targets
 from privmetrics.experiments import game_analysis as A
 from privmetrics.experiments import game_store as S
 from privmetrics.experiments import games as G
@@ -12,56 +16,74 @@ from privmetrics.experiments.profiles import get_profile
 SMOKE = get_profile("smoke")
 
 
+# the smoke profile's targets: 3 of each kind per dataset, all in one play per configuration
+GAMES_PER_CONFIG = 2 * SMOKE.game_targets
+
+
+def refuse(*args, **kwargs):
+    raise AssertionError("a finished configuration was played again")
+
+
 def test_games_resume_and_are_keyed_by_their_settings(tmp_path, monkeypatch):
     store = S.GameStore(tmp_path / "smoke.sqlite")
     first = G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"), store=store,
                         n_jobs=1, progress=False)  # fmt: skip
-    # two configurations x (1 random + 1 vulnerable target)
-    assert len(first) == 4 and set(first.config) == {"Real", "Random"}
+    assert len(first) == 2 * GAMES_PER_CONFIG and set(first.config) == {"Real", "Random"}
     assert set(first.kind) == {"random", "vulnerable"}
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a finished game was played again")
-
-    monkeypatch.setattr(G, "_one_game", refuse)
+    # one play served every target: the same design on every row of a configuration
+    assert first.groupby("config").design.nunique().eq(1).all()
+    # both games came from the one play: the attribute table is full too, and nothing is replayed
+    assert len(S.GameStore(store.path, "attribute").games(SMOKE)) == 2 * GAMES_PER_CONFIG
+    monkeypatch.setattr(G, "play_configuration", refuse)
     again = G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"), store=store,
                         n_jobs=1, progress=False)  # fmt: skip
     pd.testing.assert_frame_equal(first, again)
     # a game of a target that is no longer chosen (an older choice) is kept but not shown
-    stray = first.iloc[0].to_dict() | {"target": 10_000}
-    store.add({k: v for k, v in stray.items()})
-    assert len(store.games()) == 5
+    store.add([first.iloc[0].to_dict() | {"target": 10_000}])
+    assert len(store.games()) == 2 * GAMES_PER_CONFIG + 1
     pd.testing.assert_frame_equal(first, G.run_games(SMOKE, datasets=["texas"],
         techniques=("real", "random"), store=store, n_jobs=1, progress=False))  # fmt: skip
     # other settings are other games: nothing of the first run is taken for them
-    other = dict(S.game_settings(SMOKE), shadow=99)
-    assert store.done(other) == set()
+    assert store.done(replace(SMOKE, game_shadow=98)) == set()
     table = A.attack_table(first, draws=50)
     assert set(table.measure) == {"AUC", "advantage", "TPR at FPR 0.1"}
     assert ((table.value >= -1) & (table.value <= 1)).all()
 
 
+def test_a_slow_technique_plays_fewer_releases(tmp_path):
+    capped = replace(SMOKE, game_release_cap={"random": 2})
+    assert S.game_settings(capped, "random")["shadow"] == 2
+    assert S.game_settings(capped, "real")["shadow"] == SMOKE.game_shadow
+    games = G.run_games(capped, datasets=["texas"], techniques=("real", "random"),
+                        store=S.GameStore(tmp_path / "s.sqlite"), n_jobs=1, progress=False)  # fmt: skip
+    releases = games.assign(n=games.truth.map(lambda t: len(json.loads(t))))
+    assert releases.groupby("config").n.max().to_dict() == {
+        "Random": 2,
+        "Real": SMOKE.game_releases,
+    }
+
+
 def test_targets_of_the_two_kinds_are_distinct_and_seeded(make_secret_table):
     frame, schema = make_secret_table(200, 0)
-    one = G.choose_targets(frame, schema, 5, seed=3)
-    assert one == G.choose_targets(frame, schema, 5, seed=3)
+    one = choose_targets(frame, schema, 5, seed=3)
+    assert one == choose_targets(frame, schema, 5, seed=3)
     assert not set(one["random"]) & set(one["vulnerable"])
     assert len(one["random"]) == len(one["vulnerable"]) == 5
-    # prefix-stable: more targets only add games (so raising game_targets replays nothing)
-    more = G.choose_targets(frame, schema, 8, seed=3)
+    # prefix-stable: a store's games of fewer targets stay the profile's first targets
+    more = choose_targets(frame, schema, 8, seed=3)
     assert more["random"][:5] == one["random"] and more["vulnerable"][:5] == one["vulnerable"]
-    with pytest.raises(ValueError, match="need more than 200 rows"):
-        G.choose_targets(frame, schema, 101, seed=3)
+    with pytest.raises(ValueError, match="need more than the 200 rows of 200"):
+        choose_targets(frame, schema, 101, seed=3)
 
 
 def test_without_compute_the_missing_games_are_counted_not_played(tmp_path, monkeypatch, capsys):
     store = S.GameStore(tmp_path / "smoke.sqlite")
-    monkeypatch.setattr(G, "_one_game", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
+    monkeypatch.setattr(G, "play_configuration", refuse)
     games = G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"), store=store,
                         progress=False, compute=False)  # fmt: skip
     assert games.empty
     said = capsys.readouterr().out
-    assert "4 membership game(s) of the `smoke` profile are missing" in said
+    assert "2 configuration(s) of the `smoke` attack games are missing" in said
     assert "cannot estimate" in said and "-p compute True" in said
 
 
@@ -75,14 +97,15 @@ def test_a_membership_game_stored_without_ingredients_is_played_again(tmp_path):
     with sqlite3.connect(path) as conn:  # as a store from before the column was kept
         conn.execute("UPDATE games SET ingredients = NULL, seconds = -1")
     store = S.GameStore(path)
-    assert store.done(S.game_settings(SMOKE)) == set()
+    assert store.done(SMOKE) == set()
     again = G.run_games(SMOKE, datasets=["texas"], techniques=("real",), store=store, n_jobs=1,
                         progress=False)  # fmt: skip
-    assert len(again) == 2 and again.ingredients.notna().all() and (again.seconds >= 0).all()
-    assert again.scores.tolist() == first.scores.tolist()  # seeded: the same game again
+    assert len(again) == GAMES_PER_CONFIG and again.ingredients.notna().all()
+    assert (again.seconds >= 0).all()
+    assert again.scores.tolist() == first.scores.tolist()  # seeded: the same play again
     with sqlite3.connect(path) as conn:  # as a game of an older version of the attack
-        conn.execute("UPDATE games SET attack = 1")
-    assert S.GameStore(path).done(S.game_settings(SMOKE)) == set()
+        conn.execute("UPDATE games SET attack = 3")
+    assert S.GameStore(path).done(SMOKE) == set()
     assert S.GameStore(path).games().empty  # not shown either
 
 
@@ -92,28 +115,26 @@ def test_a_game_made_by_other_synthesiser_code_is_played_again(tmp_path, capsys)
     path = tmp_path / "smoke.sqlite"
     G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"), store=S.GameStore(path),
                 n_jobs=1, progress=False)  # fmt: skip
-    settings = S.game_settings(SMOKE)
-    assert len(S.GameStore(path).done(settings)) == 4
+    assert len(S.GameStore(path).done(SMOKE)) == 2 * GAMES_PER_CONFIG
     with sqlite3.connect(path) as conn:  # Real's code has changed since its games were played
         conn.execute("UPDATE games SET code = 'older code' WHERE technique = 'real'")
-    assert {config for _, config, _, _ in S.GameStore(path).done(settings)} == {"Random"}
+    assert {config for _, config, _, _ in S.GameStore(path).done(SMOKE)} == {"Random"}
     G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"), store=S.GameStore(path),
                 progress=False, compute=False)  # fmt: skip
     said = capsys.readouterr().out
-    assert "2 membership game(s)" in said and "(2 of them stored but played by other code" in said
+    assert "1 configuration(s)" in said and "(1 of them stored but played by other code" in said
     again = G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"),
                         store=S.GameStore(path), n_jobs=1, progress=False)  # fmt: skip
-    assert len(again) == 4 and (again.code != "older code").all()
+    assert len(again) == 2 * GAMES_PER_CONFIG and (again.code != "older code").all()
 
 
 def test_attribute_games_have_their_own_table_and_resume(tmp_path, monkeypatch):
     path = tmp_path / "smoke.sqlite"
-    membership = S.GameStore(path)
     attribute = S.GameStore(path, "attribute")
     first = G.run_games(SMOKE, datasets=["texas"], techniques=("real",), store=attribute,
                         n_jobs=1, progress=False, game="attribute")  # fmt: skip
-    assert len(first) == 2 and membership.games().empty
-    monkeypatch.setattr(G, "_one_game", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
+    assert len(first) == GAMES_PER_CONFIG
+    monkeypatch.setattr(G, "play_configuration", refuse)
     again = G.run_games(SMOKE, datasets=["texas"], techniques=("real",), store=attribute,
                         n_jobs=1, progress=False, game="attribute")  # fmt: skip
     pd.testing.assert_frame_equal(first, again)

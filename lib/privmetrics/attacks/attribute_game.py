@@ -1,4 +1,6 @@
-"""Attribute inference as a privacy game (Stadler et al., 2022, Section 4.3).
+"""Attribute inference as a privacy game (Stadler et al., 2022, Section 4.3): the attacker's
+guesser, results and statistics; :func:`privmetrics.attacks.one_run.play_targets` plays it for
+many targets on shared releases.
 
 **Threat model.** The attacker knows one target's key attributes (every attribute except the
 sensitive one), a reference sample of the population (never the training rows) and the release.
@@ -7,8 +9,8 @@ The target *is* in the training data; the attacker guesses its sensitive value.
 **The game**, for one target t, one sensitive attribute s and one synthesiser configuration:
 
 1. ``releases`` times, a training table of ``train_rows`` rows is drawn from the evaluation pool
-   (rows of the population the attacker never saw) with its last row replaced by t, and the
-   synthesiser releases a table from it.
+   (rows of the population the attacker never saw), t among them in half of the tables, and the
+   synthesiser releases a table from each; the releases that hold t count.
 2. On each release the attacker fits a random forest from the key attributes to s and predicts
    t's value. The *baseline* attacker fits the same forest on the reference sample alone: what
    the population already tells about t, without any release.
@@ -30,14 +32,14 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 
-from privmetrics.attacks.membership_game import split_population
 from privmetrics.data.schema import Schema
 from privmetrics.geometry.encoding import MixedEncoder
-from privmetrics.synthesisers import make_synthesiser
-from privmetrics.threads import limited
 
 BINS = 10  # reference deciles for a numerical sensitive attribute
-VERSION = 1  # stored with every game (experiments.games); games stored without one are version 1
+# stored with every game (experiments.games); games stored without one are version 1.
+# 2: one fit serves every target (attacks.one_run): t in a random half of the releases, the
+#    guesser fitted once per release for every target it holds
+VERSION = 2
 
 
 @dataclass
@@ -54,8 +56,9 @@ class AttributeResult:
         return float(self.right.mean() - self.baseline_right)
 
 
-class _Guesser:
-    """A random forest from the key attributes (encoded on the reference) to s's class."""
+class Guesser:
+    """A random forest from the key attributes (encoded on the reference) to s's class: fitted on
+    one table (:meth:`fit`), it guesses every target's class (:meth:`predict`)."""
 
     def __init__(self, schema: Schema, sensitive: str, reference: pd.DataFrame, seed: int):
         keys = [c for c in schema.names if c != sensitive]
@@ -68,63 +71,24 @@ class _Guesser:
             else None
         )
         self.seed = seed
+        self.forest = None
 
     def label(self, values: pd.Series) -> np.ndarray:
         if self.edges is None:
             return values.astype(str).to_numpy()
         return np.searchsorted(self.edges, values.to_numpy(float), side="right")
 
-    def guess(self, table: pd.DataFrame, target: pd.DataFrame):
-        forest = RandomForestClassifier(n_estimators=50, random_state=self.seed, n_jobs=1)
+    def fit(self, table: pd.DataFrame) -> Guesser:
+        self.forest = RandomForestClassifier(n_estimators=50, random_state=self.seed, n_jobs=1)
         with warnings.catch_warnings():  # a noisy release may have more classes than rows
             warnings.simplefilter("ignore", UserWarning)
-            forest.fit(self.encoder.transform(table[self.keys]), self.label(table[self.sensitive]))
-        return forest.predict(self.encoder.transform(target[self.keys]))[0]
-
-
-def play_attribute(
-    population: pd.DataFrame,
-    schema: Schema,
-    technique: str,
-    params: dict,
-    target: int,
-    sensitive: str | None = None,
-    kind: str = "random",
-    train_rows: int = 200,
-    releases: int = 10,
-    seed: int = 0,
-    threads: int = 1,
-) -> AttributeResult:
-    """The module doc's game for the row at position ``target`` of ``population`` and the
-    sensitive attribute ``sensitive`` (default: the schema's first); the population without the
-    target is split at random into the attacker's reference and the evaluation pool, half each."""
-    sensitive = sensitive or (schema.sensitive[0] if schema.sensitive else None)
-    if sensitive is None:
-        raise ValueError("attribute inference needs a sensitive attribute; the schema names none")
-    rng = np.random.default_rng([seed, target, 1])
-    target_row = population.iloc[[target]].reset_index(drop=True)
-    # the reference only trains the baseline's forest: any size will do
-    reference, pool = split_population(
-        population, target, rng, train_rows, need=("evaluation pool",)
-    )
-    guesser = _Guesser(schema, sensitive, reference, seed)
-    truth = guesser.label(target_row[sensitive])[0]
-    right = []
-    with limited(threads):
-        baseline_right = bool(guesser.guess(reference, target_row) == truth)
-        for r in range(releases):
-            train = pool.iloc[rng.choice(len(pool), train_rows, replace=False)].reset_index(
-                drop=True
+            self.forest.fit(
+                self.encoder.transform(table[self.keys]), self.label(table[self.sensitive])
             )
-            train.iloc[-1] = target_row.iloc[0].to_numpy()
-            model = make_synthesiser(
-                technique, seed=seed * 1_000_003 + target * 1_000 + r, **params
-            )
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                release = model.fit_sample(train, schema, train_rows)
-            right.append(guesser.guess(release, target_row) == truth)
-    return AttributeResult(target, kind, np.array(right, dtype=bool), baseline_right)
+        return self
+
+    def predict(self, targets: pd.DataFrame) -> np.ndarray:
+        return self.forest.predict(self.encoder.transform(targets[self.keys]))
 
 
 def _measure(right: list[np.ndarray], base: np.ndarray, picks, inner) -> tuple[float, float, float]:

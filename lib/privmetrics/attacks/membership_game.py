@@ -1,4 +1,6 @@
-"""Membership inference by shadow modelling: the privacy game of Stadler et al. (2022), Section 4.
+"""Membership inference by shadow modelling: the privacy game of Stadler et al. (2022), Section 4,
+its features, results and statistics; :func:`privmetrics.attacks.one_run.play_targets` plays it
+for many targets on shared releases.
 
 **Threat model.** The attacker knows a *reference* sample of the population (rows drawn from it,
 but not the training data), the synthesiser with its parameters, and one target record. They see
@@ -7,16 +9,16 @@ one release and must say whether the target was in its training data.
 **The game**, for one target t and one synthesiser configuration:
 
 1. *Shadow phase (the attacker).* ``shadow`` times, a training table of ``train_rows`` rows is
-   drawn from the reference (t excluded); every second one has its last row replaced by t. The
-   synthesiser releases a table from each, and :class:`FeatureMaker` summarises it. A random
+   drawn from the reference (t excluded), with t in half of them. The synthesiser releases a
+   table from each, and :class:`FeatureMaker` summarises it. A random
    forest learns "t was in" from these labelled features. It weighs every feature at every split
    (``max_features=None``) and every tree sees every shadow release (``bootstrap=False``): with
    ten shadow releases, a bootstrap sample holds about six distinct ones, and so many features
    separate them by chance that the trees lose the one that separates in truth (both cost the
    attack its catch on Real, the release that is its training table; version 3's note below).
 2. *Evaluation (the challenger).* ``releases`` times, a fresh training table is drawn from the
-   *evaluation pool*, rows of the population that the attacker never saw, with t in every second
-   one; the forest scores each release.
+   *evaluation pool*, rows of the population that the attacker never saw, with t in half of
+   them; the forest scores each release.
 3. *Success*: the AUC of the scores, the advantage TPR - FPR at the forest's 0.5 threshold, and
    the TPR at FPR <= 0.1; :func:`summarise` pools targets with bootstrap intervals over targets and
    releases.
@@ -53,20 +55,16 @@ that the test suite can show its sanity checks fail on it.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
-from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import roc_auc_score
 from sklearn.neighbors import NearestNeighbors
 
 from privmetrics.data.schema import Schema
 from privmetrics.geometry.encoding import MixedEncoder
-from privmetrics.synthesisers import make_synthesiser
-from privmetrics.threads import limited
 
 NEAREST = 5  # distances to this many nearest released rows
 # The attack's version, stored with every game (experiments.games): a change to the attack that can
@@ -74,7 +72,9 @@ NEAREST = 5  # distances to this many nearest released rows
 # 2: the forest weighs every feature at every split (max_features=None).
 # 3: target-specific features only (no histogram bins the target is not in), copies counted, and
 #    every tree sees every shadow release (bootstrap=False).
-VERSION = 3
+# 4: one fit serves every target (attacks.one_run): each target in a random half of the tables,
+#    many targets per table, one reference and evaluation pool for all of them; 25 trees.
+VERSION = 4
 SUBSETS = 3  # random attribute subsets of size 3 whose matches are counted
 BINS = 10  # reference deciles for numbers
 
@@ -108,47 +108,73 @@ class FeatureMaker:
         size = min(3, len(names))
         self.subsets = [list(rng.choice(names, size, replace=False)) for _ in range(SUBSETS)]
 
-    def _coded(self, frame: pd.DataFrame) -> pd.DataFrame:
-        out = {}
-        for c in self.schema.names:
-            if c in self.edges:
-                out[c] = np.searchsorted(self.edges[c], frame[c].to_numpy(float), side="right")
-            else:
-                out[c] = frame[c].astype(str).to_numpy()
-        return pd.DataFrame(out)
+    def _coded(self, release: pd.DataFrame, targets: pd.DataFrame):
+        """Released rows and targets as integer codes, column by column, that are equal exactly
+        when the values are: (their text, and their reference deciles for numbers, categories as
+        text), each (rows, columns)."""
+        both = pd.concat([release, targets], ignore_index=True)
+        text = np.column_stack([pd.factorize(both[c].astype(str))[0] for c in both.columns])
+        coded = np.column_stack([
+            np.searchsorted(self.edges[c], both[c].to_numpy(float), side="right")
+            if c in self.edges else pd.factorize(both[c].astype(str))[0]
+            for c in self.schema.names
+        ])  # fmt: skip
+        n = len(release)
+        return text[:n], text[n:], coded[:n], coded[n:]
 
-    def _target(self, release: pd.DataFrame, target: pd.Series) -> pd.DataFrame:
-        return target.to_frame().T.astype(release.dtypes.to_dict())
+    def _compared(self, release: pd.DataFrame, targets: pd.DataFrame):
+        """Each target against each released row: the distances (targets, rows), whether the row
+        copies the target (targets, rows) and its per-attribute matches (targets, rows, columns)."""
+        targets = targets.astype(release.dtypes.to_dict())
+        space, points = self.encoder.transform(release), self.encoder.transform(targets)
+        distances = np.sqrt(((space[None, :, :] - points[:, None, :]) ** 2).sum(2))
+        text, mine, coded, my_codes = self._coded(release, targets)
+        copies = (text[None, :, :] == mine[:, None, :]).all(2)
+        equal = coded[None, :, :] == my_codes[:, None, :]
+        return distances, copies, equal
 
-    def _distances(self, release: pd.DataFrame, target_frame: pd.DataFrame) -> np.ndarray:
-        space, point = self.encoder.transform(release), self.encoder.transform(target_frame)
-        return np.sqrt(((space - point) ** 2).sum(1))
+    def _features(self, distances, copies, equal) -> np.ndarray:
+        k = min(NEAREST, distances.shape[1])
+        nearest = np.sort(distances, axis=1)[:, :k]
+        position = {c: j for j, c in enumerate(self.schema.names)}
+        subsets = [equal[:, :, [position[c] for c in s]].all(2).mean(1) for s in self.subsets]
+        columns = [nearest, copies.mean(1)[:, None], equal.mean(1), np.column_stack(subsets)]
+        return np.hstack(columns).astype(float)
 
-    def _copies(self, release: pd.DataFrame, target_frame: pd.DataFrame) -> np.ndarray:
-        return release.astype(str).eq(target_frame.astype(str).iloc[0]).all(1).to_numpy()
+    def _ingredients(self, distances, copies, equal) -> dict[str, np.ndarray]:
+        keys = [
+            j
+            for j, c in enumerate(self.schema.names)
+            if c in (self.schema.key or self.schema.names)
+        ]
+        return {"distance": distances.min(1), "hit": copies.any(1).astype(float),
+                "class": equal[:, :, keys].all(2).sum(1).astype(float)}  # fmt: skip
+
+    def table(self, release: pd.DataFrame, targets: pd.DataFrame) -> np.ndarray:
+        """(targets, features): every target's features in one release (module doc)."""
+        return self._features(*self._compared(release, targets))
+
+    def table_and_ingredients(self, release: pd.DataFrame, targets: pd.DataFrame):
+        """:meth:`table` and :meth:`ingredient_table` from one comparison."""
+        compared = self._compared(release, targets)
+        return self._features(*compared), self._ingredients(*compared)
 
     def __call__(self, release: pd.DataFrame, target: pd.Series) -> np.ndarray:
-        target_frame = self._target(release, target)
-        k = min(NEAREST, len(release))
-        nearest = np.sort(self._distances(release, target_frame))[:k]
-        coded, mine = self._coded(release), self._coded(target_frame).iloc[0]
-        equal = coded.eq(mine)
-        single = equal.mean().to_numpy()
-        subsets = [equal[s].all(1).mean() for s in self.subsets]
-        copies = self._copies(release, target_frame).mean()
-        return np.concatenate([nearest, [copies], single, subsets]).astype(float)
+        return self.table(release, target.to_frame().T)[0]
 
-    def ingredients(self, release: pd.DataFrame, target: pd.Series) -> dict[str, float]:
-        """The metrics' per-record quantities for ``target`` in ``release`` (module doc): its
+    def ingredient_table(
+        self, release: pd.DataFrame, targets: pd.DataFrame
+    ) -> dict[str, np.ndarray]:
+        """The metrics' per-record quantities of every target in ``release`` (module doc): its
         closest distance, whether a released row copies it, and its equivalence class's size on
         the key attributes (every attribute when the schema names no key)."""
-        target_frame = self._target(release, target)
-        closest = float(self._distances(release, target_frame).min())
-        copies = self._copies(release, target_frame)
-        keys = list(self.schema.key) or self.schema.names
-        coded, mine = self._coded(release), self._coded(target_frame).iloc[0]
-        return {"distance": closest, "hit": float(copies.any()),
-                "class": float(coded[keys].eq(mine[keys]).all(1).sum())}  # fmt: skip
+        return self._ingredients(*self._compared(release, targets))
+
+    def ingredients(self, release: pd.DataFrame, target: pd.Series) -> dict[str, float]:
+        """:meth:`ingredient_table` of one target."""
+        return {
+            k: float(v[0]) for k, v in self.ingredient_table(release, target.to_frame().T).items()
+        }
 
 
 @dataclass
@@ -169,85 +195,6 @@ class GameResult:
     def advantage(self) -> float:
         guess = self.scores >= 0.5
         return float(guess[self.truth == 1].mean() - guess[self.truth == 0].mean())
-
-
-def split_population(
-    population: pd.DataFrame,
-    target: int,
-    rng: np.random.Generator,
-    train_rows: int,
-    need: tuple[str, ...] = ("reference", "evaluation pool"),
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The population without the row at position ``target``, split at random into the
-    attacker's reference and the evaluation pool, half each; a ``ValueError`` when a part named
-    in ``need`` has fewer than ``train_rows`` rows (the tables drawn from it)."""
-    others = population.drop(index=population.index[target]).reset_index(drop=True)
-    order = rng.permutation(len(others))
-    parts = {
-        "reference": others.iloc[order[: len(others) // 2]].reset_index(drop=True),
-        "evaluation pool": others.iloc[order[len(others) // 2 :]].reset_index(drop=True),
-    }
-    for name in need:
-        if len(parts[name]) < train_rows:
-            raise ValueError(
-                f"the {name} has {len(parts[name])} rows, fewer than train_rows={train_rows}"
-            )
-    return parts["reference"], parts["evaluation pool"]
-
-
-def _releases(technique, params, pool, target_row, schema, count, train_rows, rng, seed0):
-    """``count`` releases from tables drawn from ``pool``, the target in every second one."""
-    out = []
-    for r in range(count):
-        train = pool.iloc[rng.choice(len(pool), train_rows, replace=False)].reset_index(drop=True)
-        inside = r % 2 == 1
-        if inside:
-            train.iloc[-1] = target_row.to_numpy()
-        model = make_synthesiser(technique, seed=seed0 + r, **params)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out.append((model.fit_sample(train, schema, train_rows), int(inside)))
-    return out
-
-
-def play(
-    population: pd.DataFrame,
-    schema: Schema,
-    technique: str,
-    params: dict,
-    target: int,
-    kind: str = "random",
-    train_rows: int = 200,
-    shadow: int = 40,
-    releases: int = 20,
-    seed: int = 0,
-    leaky: bool = False,
-    threads: int = 1,
-) -> GameResult:
-    """The game of the module doc for the target at position ``target`` of ``population``: the
-    population without it is split at random into the attacker's reference and the evaluation
-    pool, half each."""
-    rng = np.random.default_rng([seed, target])
-    target_row = population.iloc[target]
-    reference, pool = split_population(population, target, rng, train_rows)
-    features = FeatureMaker(schema, reference, seed)
-    with limited(threads):
-        trained = _releases(technique, params, reference, target_row, schema, shadow, train_rows,
-                            rng, seed * 1_000_003 + 2 * target * 10_000)  # fmt: skip
-        x = np.array([features(z, target_row) for z, _ in trained])
-        y = np.array([label for _, label in trained])
-        # every feature at every split, every shadow release in every tree (module doc)
-        forest = RandomForestClassifier(n_estimators=100, max_features=None, bootstrap=False,
-                                        random_state=seed, n_jobs=1).fit(x, y)  # fmt: skip
-        if leaky:
-            tested = trained  # the forest judged on the releases it learnt from
-        else:
-            tested = _releases(technique, params, pool, target_row, schema, releases, train_rows,
-                               rng, seed * 1_000_003 + 2 * target * 10_000 + shadow)  # fmt: skip
-        scores = forest.predict_proba(np.array([features(z, target_row) for z, _ in tested]))[:, 1]
-        per_release = [features.ingredients(z, target_row) for z, _ in tested]
-    kept = {name: np.array([r[name] for r in per_release]) for name in per_release[0]}
-    return GameResult(target, kind, scores, np.array([label for _, label in tested]), kept)
 
 
 def tpr_at(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> float:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from privmetrics.metrics.registry import MIN_SPAN
+
 # score bands for the reading without baselines: the upper bound of each band, and what it says
 BANDS = ((0.2, "low risk"), (0.5, "moderate risk"), (0.8, "high risk"), (1.01, "very high risk"))
 
@@ -19,13 +21,6 @@ BANDS = ((0.2, "low risk"), (0.5, "moderate risk"), (0.8, "high risk"), (1.01, "
 # With a holdout (real rows the generator never saw) the lower end is the holdout instead: what a
 # generator of new people from the same population would score.
 POSITION_BANDS = ((1 / 3, "near {low}"), (2 / 3, "between {low} and Real"), (np.inf, "near Real"))
-
-
-# The lower end and Real closer than this on the [0, 1] scale: the metric cannot place a release
-# here. An effect size, not a rounding guard: PPrivacy's references 0.000 and 0.017 on penguins
-# put every release "near Real (100%)" at 0.01; five points of the scale is the least span on
-# which a third (the reading's unit) is still a visible difference.
-MIN_SPAN = 0.05
 
 
 RANDOM_RUNS = 3  # Random draws per audit: their spread is the position's uncertainty

@@ -2,7 +2,7 @@
 sure), one line per attack category, and the exit rule for pipelines (``--fail-on``).
 
 A metric enters the verdict only when it is *informative* here: its lower end (Random, or the
-holdout) and Real score at least :data:`~privmetrics.audit.positions.MIN_SPAN` apart on this data,
+holdout) and Real score at least :data:`~privmetrics.metrics.registry.MIN_SPAN` apart on this data,
 so that a position can be computed. Positions are read by thirds
 (:data:`~privmetrics.audit.positions.POSITION_BANDS`) and a band counts only when the whole
 position interval lies in it, so an effect of a few per cent never makes a "near Real".

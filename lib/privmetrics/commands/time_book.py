@@ -31,9 +31,9 @@ def run(args) -> int:
 
     commands = args.commands or [b.command for b in BUDGETS]
     before = load_line()
-    measurements, setup = measure(checkout_root(), commands, keep=args.keep)
+    measurements, setup, where = measure(checkout_root(), commands, keep=args.keep)
     machine = (f"machine: {available_cores()} cores; load average {before} before, "
                f"{load_line()} after (1, 5, 15 min)")  # fmt: skip
     rows = verdicts(measurements)
-    print(format_rows(rows, setup, machine))
+    print(format_rows(rows, setup, machine, where))
     return 1 if failed(rows) else 0

@@ -58,11 +58,12 @@ def children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def run_timed(command: str, cwd: Path, log: Path) -> Measurement:
+def run_timed(command: str, cwd: Path, log: Path, env: dict | None = None) -> Measurement:
     """Run ``command`` in a shell in ``cwd``, its output to ``log``; its wall and CPU time."""
     cpu, wall = children_cpu(), time.perf_counter()
     with open(log, "ab") as out:
-        done = subprocess.run(command, shell=True, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        done = subprocess.run(command, shell=True, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                              env={**os.environ, **(env or {})})  # fmt: skip
     return Measurement(command, time.perf_counter() - wall, children_cpu() - cpu, done.returncode)
 
 
@@ -78,9 +79,12 @@ def fresh_clone(source: Path, into: Path) -> Path:
     return target
 
 
-def measure(source: Path, commands: list[str], keep: bool = False) -> tuple[list, Measurement]:
+def measure(
+    source: Path, commands: list[str], keep: bool = False
+) -> tuple[list[Measurement], Measurement, list[str]]:
     """Every command of ``commands`` run in a fresh clone of ``source``: (their measurements, the
-    set-up's). The clone is removed afterwards unless ``keep``."""
+    set-up's, where each one's time went: :func:`breakdown`). The clone is removed afterwards
+    unless ``keep``."""
     folder = Path(tempfile.mkdtemp(prefix="privmetrics-bench-book-"))
     try:
         clone = fresh_clone(source, folder)
@@ -88,14 +92,68 @@ def measure(source: Path, commands: list[str], keep: bool = False) -> tuple[list
         setup = run_timed("make setup", clone, log)
         if setup.exit_code:
             raise RuntimeError(f"make setup failed in the clone; see {log}")
-        measured = []
+        measured, where = [], []
         for command in commands:  # each from a clean clone: no cache or store another one left
             subprocess.run(["git", "clean", "-xdfq", "-e", ".venv"], cwd=clone, check=True)
-            measured.append(run_timed(command, clone, log))
-        return measured, setup
+            junit = folder / "tests.xml"
+            measured.append(
+                run_timed(command, clone, log, {"PYTEST_ADDOPTS": f"--junitxml={junit}"})
+            )
+            where += breakdown(command, clone, junit)
+        return measured, setup, where
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def breakdown(command: str, clone: Path, junit: Path) -> list[str]:
+    """Where a measured command's time went, as lines of text: for ``make reproduce``, its timing
+    report's steps and, from its results store, the grid's seconds per technique and per metric
+    and the games' per technique; for ``make test``, the test files' seconds (summed over the
+    workers), most first."""
+    import json
+    import sqlite3
+    import xml.etree.ElementTree as ET
+    from collections import Counter
+
+    lines = []
+    profile = "paper" if "PROFILE=paper" in command else "quick"
+    report = clone / "results" / f"timings-{profile}.json"
+    if command.startswith("make reproduce") and report.exists():
+        lines += ["", f"{command}: steps (wall s, CPU s)"]
+        for step in json.loads(report.read_text())["steps"]:
+            lines.append(
+                f"  {step['step']:<32}{step['wall_seconds']:8.0f}{step['cpu_seconds']:8.0f}"
+            )
+        store = clone / "results" / f"{profile}.sqlite"
+        if profile == "quick" and store.exists():
+            with sqlite3.connect(store) as conn:
+                for title, sql in (
+                    ("grid cells per technique (cells, wall s in the workers)",
+                     "SELECT technique, COUNT(*), SUM(cell_seconds) FROM cells GROUP BY technique"),
+                    ("grid metrics (scorings, s), the ten dearest",
+                     "SELECT metric, COUNT(*), SUM(seconds) FROM scores GROUP BY metric"),
+                    ("attack games per technique (games of both kinds, s)",
+                     "SELECT technique, COUNT(*), SUM(seconds) FROM (SELECT technique, seconds FROM "
+                     "games UNION ALL SELECT technique, seconds FROM attribute_games) GROUP BY technique"),
+                ):  # fmt: skip
+                    try:
+                        rows = sorted(conn.execute(sql).fetchall(), key=lambda r: -(r[2] or 0))
+                    except sqlite3.Error:
+                        continue
+                    lines += ["", title] + [
+                        f"  {n:<36}{c:8d}{(s or 0):8.0f}" for n, c, s in rows[:10]
+                    ]
+    if command == "make test" and junit.exists():
+        files = Counter()
+        for case in ET.parse(junit).iter("testcase"):
+            files[case.get("classname", "?")] += float(case.get("time") or 0)
+        lines += [
+            "",
+            f"make test: seconds per test file (summed over workers), {sum(files.values()):.0f} in all",
+        ]
+        lines += [f"  {name:<52}{seconds:8.0f}" for name, seconds in files.most_common(15)]
+    return lines
 
 
 def verdict(measured: float | None, budget: float | None) -> str:
@@ -125,7 +183,9 @@ def failed(rows: list[dict]) -> bool:
     return any(r["exit"] or "OVER BUDGET" in r["wall"] + r["CPU"] for r in rows)
 
 
-def format_rows(rows: list[dict], setup: Measurement | None, machine: str) -> str:
+def format_rows(
+    rows: list[dict], setup: Measurement | None, machine: str, where: list[str] = ()
+) -> str:
     def seconds(value):
         return "-" if value is None else f"{value:,.0f}"
 
@@ -142,7 +202,7 @@ def format_rows(rows: list[dict], setup: Measurement | None, machine: str) -> st
         )
     lines.append(f"\na budget counts as exceeded above +{TOLERANCE:.0%}; wall budgets are for an "
                  "idle machine")  # fmt: skip
-    return "\n".join(lines)
+    return "\n".join([*lines, *where])
 
 
 def load_line() -> str:

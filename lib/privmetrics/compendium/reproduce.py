@@ -247,16 +247,16 @@ def main(argv: list[str] | None = None) -> None:
         from privmetrics.experiments.store import current_commit
 
         report = TimingReport(profile.name, available_cores(), current_commit(checkout_root()))
-        with report.step("experiment grid"), cluster_client(args) as client:
-            store = run_grid(profile, client=client)  # resumable: finished cells are kept
-        print(
-            f"results: {store.count('cells')} cells in {store.path} ({time.perf_counter() - start:.0f} s)"
-        )
-        from privmetrics.experiments.games import run_games
+        with cluster_client(args) as client:  # one cluster (or none) for the grid and the games
+            with report.step("experiment grid"):
+                store = run_grid(profile, client=client)  # resumable: finished cells are kept
+            print(
+                f"results: {store.count('cells')} cells in {store.path} ({time.perf_counter() - start:.0f} s)"
+            )
+            from privmetrics.experiments.games import run_games
 
-        with report.step("attack games"):  # Experiment 3's games, resumable like the grid
-            for game in ("membership", "attribute"):
-                run_games(profile, game=game)
+            with report.step("attack games"):  # Experiment 3's games, resumable like the grid
+                run_games(profile, client=client)  # one play gives both kinds of game
         run_notebooks(profile, checkout_root() / "book" / "generated", report=report)
         report.close()
         report.save(json_path)

@@ -6,27 +6,38 @@ truth per evaluation release, or whether each attribute guess was right).
 :func:`attack_table` pools each (dataset, configuration, kind)'s games into the attack's success
 (membership: AUC, advantage, TPR at FPR 0.1; attribute inference: accuracy, the baseline's
 accuracy and the advantage; each with a bootstrap interval over targets and releases).
-:func:`predictiveness` then asks, per dataset, target kind and measure, whether the measure ranks
-the configurations as the attack does: Spearman's rho between the measure's mean score and the
-attack's AUC across configurations, with a bootstrap interval that resamples the configurations
-and, in each draw, takes each configuration's attack value from a bootstrap draw of its own games
-(so that an attack whose values are mostly noise gives a wide interval, not a confident "does not
-track"), and a verdict:
+:func:`predictiveness` then asks, per dataset, target kind and measure, whether the measure
+predicts the attack, two ways.
 
-* **tracks the attack**: rho >= 0.8 (up to rounding, :func:`~.analysis.at_least`) and the
-  interval's lower end above 0;
-* **does not track it**: rho <= 0.3 and the interval's upper end below 0.8;
-* **cannot tell at this scale**: anything else, including a constant measure or attack, and every
-  measure where the attack itself is not shown to work: its interval on Real (the release that is
-  its training table, the worst case) must lie wholly above chance (an AUC of 0.5, an advantage of
-  0), its value be at least :data:`MIN_EFFECT` above it and, for membership, its permutation test
-  (labels shuffled within each target's releases) give p <= 0.05. A rank correlation with an
-  attack that measures noise decides nothing; and so every measure where the attack does not rank
-  the configurations reproducibly (its :func:`reliability`, how two bootstrap draws of its values
-  agree in rank, must be at least 0.8, the bar a measure must clear to track it), and every
-  measure when the kind has fewer than :data:`MIN_TARGETS` targets. (Random is no safe
-  floor here: Algorithm 22 draws each column from the training table's own observed values and
-  category set, so a target with a value of its own shows up in the release; a test shows it.)
+*Configuration by configuration.* The measure places each configuration between Random (0) and
+Real (1) by their mean scores (:func:`positions`; no place where the two ends are less than
+:data:`~privmetrics.metrics.registry.MIN_SPAN` apart). It **misses a risk** in a configuration
+other than Real that it places in the safe third (below 1/3) while the attack finds members
+there: the attack's interval lies wholly above chance (an AUC of 0.5, an advantage of 0), its
+value at least :data:`MIN_EFFECT` above it and, for membership, its permutation test gives
+p <= 0.05 divided by the configurations scanned (Bonferroni). It **raises a false alarm** in a
+configuration it places in the top third (from 2/3) while the attack's interval lies within
+chance +- :data:`CHANCE_BAND`: a well-powered attack that finds nothing there.
+
+*Across configurations.* Spearman's rho between the measure's mean score and the attack's value,
+with a bootstrap interval that resamples the configurations and, in each draw, takes each
+configuration's attack value from a bootstrap draw of its own games (so an attack whose values
+are mostly noise gives a wide interval): rho >= 0.8 (up to rounding,
+:func:`~.analysis.at_least`) with the interval's lower end above 0 **tracks the attack**;
+rho <= 0.3 with its upper end below 0.8 **does not track it**. Most configurations sit at
+chance, where the attack's order is noise: the rank is read only where the attack ranks the
+configurations reproducibly (its :func:`reliability`, how two bootstrap draws of its values
+agree in rank, at least 0.8, the bar a measure must clear to track it).
+
+The verdict (:func:`decide`), in this order: **cannot tell at this scale** where the attack is
+not shown to work even on Real (the release that is its training table, by the rule above at
+level 0.05) or the kind has fewer than :data:`MIN_TARGETS` targets; else **misses a risk** if it
+misses one; else **raises a false alarm** if it raises one; else the rank's verdict where it
+has one; else **agrees with the attack** where at least one configuration beyond Real is
+decided (the attack above chance or within the band) and placed by the measure, and the measure
+contradicts none; else cannot tell. (Random is no safe floor for the attack: Algorithm 22 draws each column from the
+training table's own observed values and category set, so a target with a value of its own
+shows up in the release; a test shows it.)
 """
 
 from __future__ import annotations
@@ -40,12 +51,21 @@ from scipy.stats import rankdata
 from privmetrics.attacks.attribute_game import AttributeResult, summarise_attribute
 from privmetrics.attacks.membership_game import GameResult, rank_auc, summarise
 from privmetrics.experiments.analysis import at_least
+from privmetrics.metrics.registry import MIN_SPAN
 
 TRACKS, DOES_NOT, CANNOT_TELL = (
     "tracks the attack",
     "does not track it",
     "cannot tell at this scale",
 )
+MISSES, FALSE_ALARM, AGREES = (
+    "misses a risk",
+    "raises a false alarm",
+    "agrees with the attack",
+)
+# an attack "finds nothing" when its interval lies within chance plus or minus this (an AUC of
+# 0.45 to 0.55, an advantage of -0.05 to 0.05): a well-powered coin flip
+CHANCE_BAND = 0.05
 
 
 # how far above chance an attack must be, besides its interval lying wholly above chance, to count
@@ -162,6 +182,48 @@ def reliability(noise: np.ndarray) -> float:
     return float(np.nanmedian(rho)) if np.isfinite(rho).any() else np.nan
 
 
+def positions(means: pd.DataFrame) -> pd.DataFrame:
+    """Each configuration's place on each metric's scale between Random (0) and Real (1), by
+    their mean scores (configurations x metrics); NaN for a metric whose two ends are less than
+    :data:`~privmetrics.metrics.registry.MIN_SPAN` apart (it cannot place a release on this
+    data)."""
+    low, high = means.loc["Random"], means.loc["Real"]
+    span = (high - low).where((high - low).abs() >= MIN_SPAN)
+    return (means - low) / span
+
+
+def at_chance(row, chance: float) -> bool:
+    """The attack's interval lies within chance +- :data:`CHANCE_BAND`: a well-powered attack
+    that finds nothing."""
+    return bool(
+        row.low >= chance - CHANCE_BAND - 1e-12 and row.high <= chance + CHANCE_BAND + 1e-12
+    )
+
+
+def alarms(
+    place: pd.Series, bounds: pd.DataFrame, chance: float, alpha: float
+) -> tuple[list, list]:
+    """(missed risks, false alarms) of one metric (module doc): the configurations other than
+    Real where the attack is above chance (permutation level ``alpha``) while the metric places
+    the release in the safe third, and those the metric places in the top third while the
+    attack's interval lies within chance +- :data:`CHANCE_BAND`."""
+    missed, false = [], []
+    for config, row in bounds.drop(index="Real", errors="ignore").iterrows():
+        where = place.get(config, np.nan)
+        if np.isnan(where):
+            continue
+        if where < 1 / 3 - 1e-12 and _above_chance(row, chance, alpha):
+            missed.append(config)
+        elif where >= 2 / 3 - 1e-12 and at_chance(row, chance):
+            false.append(config)
+    return missed, false
+
+
+PREDICTIVENESS = ["dataset", "kind", "metric", "rho", "low", "high", "configurations",
+                  "attack works on Real", "attack reliability", "targets", "missed risks",
+                  "false alarms", "verdict"]  # fmt: skip
+
+
 def predictiveness(
     attacks: pd.DataFrame,
     results: pd.DataFrame,
@@ -170,8 +232,10 @@ def predictiveness(
     seed: int = 0,
 ) -> pd.DataFrame:
     """Per (dataset, kind, metric): rho between the metric's mean score and the attack's
-    ``measure`` across configurations, its bootstrap interval (module doc), whether the
-    attack is shown to work on Real, and the verdict (module doc). ``results`` is the grid's tidy results (dataset, config, metric, score)."""
+    ``measure`` across configurations, its bootstrap interval, the configurations where the
+    metric misses a risk the attack finds or raises an alarm the attack does not bear out, and
+    the verdict (module doc). ``results`` is the grid's tidy results (dataset, config, metric,
+    score)."""
     means = results.groupby(["dataset", "config", "metric"]).score.mean().unstack("metric")
     rows = []
     chosen = attacks[attacks.measure == measure]
@@ -185,9 +249,12 @@ def predictiveness(
         steady = reliability(stacked)
         works = "Real" in bounds.index and _above_chance(bounds.loc["Real"], chance)
         targets = int(bounds["n targets"].min())
-        informative = works and at_least(steady, 0.8) and targets >= MIN_TARGETS
+        usable = works and targets >= MIN_TARGETS
         noise = stacked[np.arange(draws) % len(stacked)]
         scores = means.loc[dataset].reindex(attack.index)
+        placed = positions(means.loc[dataset]) if {"Random", "Real"} <= set(scores.index) else None
+        # Bonferroni over the configurations scanned for a missed risk
+        alpha = 0.05 / max(len(bounds) - 1, 1)
         for metric in scores.columns:
             x = scores[metric].to_numpy(float)
             keep = ~np.isnan(x)
@@ -201,11 +268,36 @@ def predictiveness(
             boot = _spearman_rows(x[sample], np.take_along_axis(noise[:, keep], sample, 1))
             low, high = (np.nanpercentile(boot, [2.5, 97.5]) if np.isfinite(boot).any()
                          else (np.nan, np.nan))  # fmt: skip
+            missed, false = (alarms(placed[metric], bounds, chance, alpha) if placed is not None
+                             else ([], []))  # fmt: skip
+            # configurations beyond Real that the attack decides and the metric places
+            decided = sum(
+                (_above_chance(r, chance, alpha) or at_chance(r, chance))
+                and placed is not None and not np.isnan(placed[metric].get(c, np.nan))
+                for c, r in bounds.iterrows() if c != "Real"
+            )  # fmt: skip
             rows.append({"dataset": dataset, "kind": kind, "metric": metric, "rho": rho,
                          "low": float(low), "high": float(high), "configurations": len(x),
                          "attack works on Real": works, "attack reliability": steady, "targets": targets,
-                         "verdict": verdict(rho, low, high) if informative else CANNOT_TELL})  # fmt: skip
-    return pd.DataFrame(rows)
+                         "missed risks": ", ".join(missed), "false alarms": ", ".join(false),
+                         "verdict": decide(usable, steady, rho, low, high, missed, false, decided)})  # fmt: skip
+    return pd.DataFrame(rows, columns=PREDICTIVENESS)
+
+
+def decide(usable, steady, rho, low, high, missed, false, decided) -> str:
+    """The module doc's verdict, in its order: no verdict without a working attack and enough
+    targets; a missed risk, then a false alarm; the rank correlation where the attack ranks the
+    configurations reproducibly; agreement where some configuration beyond Real is decided."""
+    if not usable:
+        return CANNOT_TELL
+    if missed:
+        return MISSES
+    if false:
+        return FALSE_ALARM
+    ranked = verdict(rho, low, high) if at_least(steady, 0.8) else CANNOT_TELL
+    if ranked != CANNOT_TELL:
+        return ranked
+    return AGREES if decided else CANNOT_TELL
 
 
 # the metrics' per-record ingredients kept by the membership game (FeatureMaker.ingredients): the
@@ -237,6 +329,10 @@ def _auc_draws(
     by :func:`~privmetrics.attacks.membership_game.rank_auc`."""
     pick = rng.integers(len(truth), size=(draws, len(truth)))
     return rank_auc(rankdata(scores[pick], axis=1), truth[pick])
+
+
+PER_RECORD = ["dataset", "kind", "ingredient", "measures", "rho", "low", "high", "games",
+              "attack works on Real", "attack reliability", "targets", "verdict"]  # fmt: skip
 
 
 def per_record(
@@ -281,137 +377,4 @@ def per_record(
                          "high": float(high), "games": len(part), "attack works on Real": works,
                          "attack reliability": steady, "targets": targets,
                          "verdict": verdict(rho, low, high) if informative else CANNOT_TELL})  # fmt: skip
-    return pd.DataFrame(rows)
-
-
-def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("ALC", "DCR")) -> str:
-    """The chapter's generated sentences: per dataset and target kind, how many measures track
-    the attack and which, the verdicts on the paper's ``final`` seven, and the ``named`` ones."""
-    lines = []
-    for (dataset, kind), part in table.groupby(["dataset", "kind"], sort=False):
-        counts = part.verdict.value_counts()
-        tracking = sorted(part.metric[part.verdict == TRACKS])
-        mine = part[part.metric.isin(final)].verdict.value_counts()
-        if not part["attack works on Real"].any():
-            lines.append(
-                f"- **{dataset}, {kind} targets**: the attack is not shown to work even on Real "
-                "(its interval there reaches chance), so no measure can be said to track it or "
-                "not at this scale."
-            )
-            continue
-        steady, targets = float(part["attack reliability"].iloc[0]), int(part.targets.iloc[0])
-        if targets < MIN_TARGETS:
-            lines.append(
-                f"- **{dataset}, {kind} targets**: the attack catches Real, but {targets} target(s) "
-                f"of this kind are too few for a verdict (at least {MIN_TARGETS}: every interval "
-                "here resamples the targets), so no measure can be said to track it or not at "
-                "this scale."
-            )
-            continue
-        if not at_least(steady, 0.8):
-            lines.append(
-                f"- **{dataset}, {kind} targets**: the attack catches Real, but it does not rank "
-                f"the configurations reproducibly (reliability {steady:.2f}, below 0.8: two "
-                "bootstrap draws of its games disagree on the order), so no measure can be said "
-                "to track it or not at this scale."
-            )
-            continue
-        line = (
-            f"- **{dataset}, {kind} targets** ({int(part.configurations.max())} configurations, "
-            f"attack reliability {steady:.2f}): "
-            f"{counts.get(TRACKS, 0)} of {len(part)} measures track the attack"
-            + (f" ({', '.join(tracking)})" if tracking else "")
-            + f", {counts.get(DOES_NOT, 0)} do not, {counts.get(CANNOT_TELL, 0)} cannot tell at "
-            f"this scale. Of the paper's final seven: {mine.get(TRACKS, 0)} track it, "
-            f"{mine.get(DOES_NOT, 0)} do not, {mine.get(CANNOT_TELL, 0)} cannot tell."
-        )
-        for name in named:
-            row = part[part.metric == name]
-            if len(row):
-                r = row.iloc[0]
-                line += f" {name}: {r.verdict} (rho {r.rho:.2f}, 95% interval {r.low:.2f} to {r.high:.2f})."
-        lines.append(line)
-    return "\n".join(lines) + "\n"
-
-
-def found_members(attacks: pd.DataFrame, results: pd.DataFrame, final: list[str]) -> str:
-    """Generated sentences: per dataset and target kind, the configurations other than Real in
-    which the membership attack finds members (its AUC above chance by the module doc's rule, the
-    permutation test's level divided by the number of configurations scanned),
-    each beside the mean score the ``final`` metrics give it (Real scores 1, a release that
-    carries nothing of its rows 0): where the two disagree, the metrics miss a risk."""
-    auc = attacks[attacks.measure == "AUC"]
-    chosen = results[results.metric.isin(final)]
-    lines = []
-    for (dataset, kind), part in auc.groupby(["dataset", "kind"], sort=False):
-        scores = chosen[chosen.dataset == dataset].groupby("config").score.mean()
-        others = part[part.config != "Real"]
-        # Bonferroni over the configurations scanned: one in twenty would pass by chance at 0.05
-        found = [
-            r for _, r in others.iterrows() if _above_chance(r, 0.5, 0.05 / max(len(others), 1))
-        ]
-        if not found:
-            lines.append(f"- **{dataset}, {kind} targets**: beyond Real, the attack finds members "
-                         "in no configuration.")  # fmt: skip
-            continue
-        said = [f"{r.config} (AUC {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]; the final metrics' "
-                f"mean score {scores.get(r.config, np.nan):.2f})" for r in found]  # fmt: skip
-        lines.append(f"- **{dataset}, {kind} targets**: beyond Real, the attack finds members in "
-                     f"{'; '.join(said)}. Real's mean score: {scores.get('Real', np.nan):.2f}.")  # fmt: skip
-    return "\n".join(lines) + "\n" if lines else "No membership games to read.\n"
-
-
-def reread(table: pd.DataFrame, selections: dict[str, list[str]]) -> pd.DataFrame:
-    """The selection chapter re-read with the attack: one row per metric of any of ``selections``
-    (name -> metrics), the selections it belongs to, and its verdict per (dataset, kind) of
-    ``table`` (:func:`predictiveness`)."""
-    names = list(dict.fromkeys(m for chosen in selections.values() for m in chosen))
-    verdicts = table[table.metric.isin(names)].pivot_table(
-        index="metric", columns=["dataset", "kind"], values="verdict", aggfunc="first", sort=False
-    )
-    verdicts = verdicts.reindex(names)
-    verdicts.columns = [f"{dataset}, {kind} targets" for dataset, kind in verdicts.columns]
-    verdicts.insert(
-        0,
-        "selected by",
-        [", ".join(s for s, chosen in selections.items() if m in chosen) for m in names],
-    )
-    return verdicts.fillna("not measured")
-
-
-def no_loss_check(results: pd.DataFrame, attacks: pd.DataFrame, metric: str = "ALC",
-                  config: str = "CTGAN") -> str:  # fmt: skip
-    """Is ``metric``'s reading of ``config`` borne out by the membership attack? One generated
-    sentence per dataset: the metric's mean score there (0 = no loss, as Real scores 1) beside
-    the attack's AUC on that configuration, per kind of target, and what follows."""
-    lines = []
-    auc = attacks[(attacks.measure == "AUC") & (attacks.config == config)]
-    for dataset, part in auc.groupby("dataset", sort=False):
-        scores = results[
-            (results.dataset == dataset) & (results.config == config) & (results.metric == metric)
-        ]
-        if scores.empty:
-            continue
-        score = float(scores.score.mean())
-        found = [
-            f"{r.kind} targets {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for r in part.itertuples()
-        ]
-        above = [r.kind for _, r in part.iterrows() if _above_chance(r, 0.5)]
-        low = score < 0.5  # nearer to "no loss" (0) than to Real (1)
-        if above and low:
-            reading = (f"the attack finds members ({', '.join(above)} targets, interval above "
-                       f"chance) where {metric} reads nearer to no loss than to Real: {metric} "
-                       "understates this risk")  # fmt: skip
-        elif above:
-            reading = f"both see a risk ({', '.join(above)} targets above chance)"
-        elif low:
-            reading = "the attack finds no member beyond chance either: the two agree at this scale"
-        else:
-            reading = f"{metric} reads more risk than the attack measures at this scale"
-        lines.append(
-            f"- **{dataset}**: {metric} scores {config} {score:.3f} (Real: 1); membership "
-            f"AUC on {config}: {'; '.join(found)}: {reading}."
-        )
-    return (
-        "\n".join(lines) + "\n" if lines else f"No {config} games or {metric} scores to compare.\n"
-    )
+    return pd.DataFrame(rows, columns=PER_RECORD)

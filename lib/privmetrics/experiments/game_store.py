@@ -3,8 +3,10 @@ beside the grid's cells and scores (:class:`GameStore`, on the same
 :class:`~privmetrics.experiments.store.Database` as :class:`~privmetrics.experiments.store.ResultsStore`).
 
 A game is keyed by dataset, configuration, target kind, target and every game setting
-(:data:`SETTINGS`); it records its technique's code fingerprint and the attack's version, and a
-game made by other code or another attack version counts as missing (:meth:`GameStore.done`).
+(:data:`SETTINGS`); it records its technique's code fingerprint, the attack's version and, in
+``design``, every target of the play it came from (one play serves them all,
+:mod:`privmetrics.attacks.one_run`; a replay needs them). A game made by other code or another
+attack version counts as missing (:meth:`GameStore.done`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ CREATE TABLE IF NOT EXISTS {table} (
     population INTEGER NOT NULL, train_rows INTEGER NOT NULL, shadow INTEGER NOT NULL,
     releases INTEGER NOT NULL, seed INTEGER NOT NULL, technique TEXT NOT NULL,
     params TEXT NOT NULL, scores TEXT NOT NULL, truth TEXT NOT NULL, seconds REAL NOT NULL,
-    code TEXT NOT NULL, finished TEXT NOT NULL, ingredients TEXT, attack INTEGER,
+    code TEXT NOT NULL, finished TEXT NOT NULL, ingredients TEXT, attack INTEGER, design TEXT,
     PRIMARY KEY (dataset, config, kind, target, population, train_rows, shadow, releases, seed)
 );
 """
@@ -63,52 +65,54 @@ class GameStore(Database):
         )
         super().__init__(path)
 
-    def done(self, settings: dict) -> set[tuple[str, str, str, int]]:
-        """(dataset, config, kind, target) of the games finished with these ``settings``, by this
-        attack version and by the current code of their technique (its code fingerprint): a game
-        whose synthesiser code has changed since counts as missing, as a stale grid cell does."""
-        where = " AND ".join(f"{k} = ?" for k in SETTINGS)
-        version = ATTACK_VERSIONS[self.game]
-        where += f" AND COALESCE(attack, 1) = {int(version)}"  # stored without one: version 1
-        if self.game == "membership":
-            where += " AND ingredients IS NOT NULL"
-        with self._connection() as conn:
-            rows = conn.execute(
-                f"SELECT dataset, config, kind, target, technique, code FROM {self.table} "
-                f"WHERE {where}",
-                [settings[k] for k in SETTINGS],
-            ).fetchall()
-        current = {tech: code_fingerprint(tech) for tech in {row[4] for row in rows}}
-        return {(d, c, k, int(t)) for d, c, k, t, tech, code in rows if code == current[tech]}
+    def done(self, profile: Profile) -> set[tuple[str, str, str, int]]:
+        """(dataset, config, kind, target) of the games finished with the profile's settings for
+        their technique (:func:`game_settings`), by this attack version and by the current code
+        of their technique (its code fingerprint): a game whose synthesiser code has changed
+        since counts as missing, as a stale grid cell does."""
+        games = self.games(profile)
+        current = {tech: code_fingerprint(tech) for tech in set(games.technique)}
+        fresh = games[games.code == games.technique.map(current)]
+        return set(
+            zip(fresh.dataset, fresh.config, fresh.kind, fresh.target.astype(int), strict=True)
+        )
 
-    def add(self, row: dict) -> None:
+    def add(self, rows: list[dict]) -> None:
+        """Write ``rows`` (one play's games) in one transaction, replacing any stored game of
+        the same key."""
+        if not rows:
+            return
+        columns = list(rows[0])
         with self._connection() as conn:
-            conn.execute(
-                f"INSERT OR REPLACE INTO {self.table} ({', '.join(row)}) VALUES "
-                f"({', '.join('?' * len(row))})",
-                list(row.values()),
+            conn.executemany(
+                f"INSERT OR REPLACE INTO {self.table} ({', '.join(columns)}) VALUES "
+                f"({', '.join('?' * len(columns))})",
+                [[row[c] for c in columns] for row in rows],
             )
 
-    def games(self, settings: dict | None = None) -> pd.DataFrame:
+    def games(self, profile: Profile | None = None) -> pd.DataFrame:
+        """The stored games of this attack version; with ``profile``, those played with its
+        settings for their technique."""
         with self._connection() as conn:
             frame = pd.read_sql_query(f"SELECT * FROM {self.table}", conn)
-        if settings is not None:
-            for k in SETTINGS:
-                frame = frame[frame[k] == settings[k]]
-        current = (
-            pd.to_numeric(frame.attack).fillna(1) == ATTACK_VERSIONS[self.game]
-        )  # as done() does
+        current = pd.to_numeric(frame.attack).fillna(1) == ATTACK_VERSIONS[self.game]
         if self.game == "membership":
             current &= frame.ingredients.notna()
+        if profile is not None:
+            wanted = pd.DataFrame([game_settings(profile, t) for t in frame.technique])
+            for k in SETTINGS:
+                current &= frame[k].to_numpy() == wanted[k].to_numpy() if len(frame) else current
         return frame[current].reset_index(drop=True)
 
 
-def game_settings(sizes: Profile) -> dict:
-    """The game sizes of a profile, as stored with every game."""
+def game_settings(profile: Profile, technique: str | None = None) -> dict:
+    """The game sizes of a profile, as stored with every game: for ``technique``, its shadow and
+    evaluation releases capped by the profile's ``game_release_cap`` (the slow neural fits)."""
+    cap = profile.game_release_cap.get(technique, 10**9)
     return {
-        "population": sizes.game_population,
-        "train_rows": sizes.game_train_rows,
-        "shadow": sizes.game_shadow,
-        "releases": sizes.game_releases,
-        "seed": sizes.seed,
+        "population": profile.game_population,
+        "train_rows": profile.game_train_rows,
+        "shadow": min(profile.game_shadow, cap),
+        "releases": min(profile.game_releases, cap),
+        "seed": profile.seed,
     }

@@ -1,22 +1,25 @@
 """Experiment 3, "Do the metrics predict real attacks?": the paper's Section 8.4 measured, the
 games played.
 
-For each dataset of the profile and each of the grid's twelve configurations, the shadow-model
-membership game (:func:`privmetrics.attacks.membership_game.play`) is played against
-``game_targets`` random targets and as many vulnerable ones (Meeus et al.'s rule), on a seeded
-sample of ``game_population`` rows; the attribute-inference game
-(:func:`privmetrics.attacks.attribute_game.play_attribute`) against the same targets and the
-dataset's first sensitive attribute. Each game is one row of its table in the results store
+For each dataset of the profile and each of the grid's twelve configurations, one play
+(:func:`privmetrics.attacks.one_run.play_targets`) serves every target: ``game_targets`` random
+targets and as many vulnerable ones (Meeus et al.'s rule, never a row with an exact twin), on a
+seeded sample of ``game_population`` rows, each target in a random half of the
+``game_shadow`` shadow tables and of the ``game_releases`` evaluation tables. The play gives
+every target's membership game and its attribute-inference game (the dataset's first sensitive
+attribute); each game is one row of its table in the results store
 (:class:`~.game_store.GameStore`), keyed by dataset, configuration, target kind, target and every
-game setting; an interrupted run recomputes nothing that finished (:func:`run_games`).
-:mod:`.game_analysis` reads them: the attack's success per configuration and whether each metric
-predicts it.
+game setting, the play's targets in ``design``. An interrupted run recomputes no finished
+configuration (:func:`run_games`); a configuration with any game missing is played again whole,
+since its games share their releases. :mod:`.game_analysis` reads them: the attack's success per
+configuration and whether each metric predicts it.
 
 The sizes come from the profile itself and the games live in its own store: the paper profile's
 games (larger training tables, the paper's synthesiser settings) ship in ``results/paper.sqlite``
-beside its grid. Targets are prefix-stable (:func:`choose_targets`) and the games are played round
-by round (every configuration's first target of each kind, then the second, ...), so that an
-interrupted run leaves complete rounds and raising ``game_targets`` only adds games.
+beside its grid. A technique whose fits are slow plays fewer releases (``game_release_cap``).
+Targets are prefix-stable (:func:`~privmetrics.attacks.one_run.choose_targets`), so a store's
+games of fewer targets stay readable, but raising ``game_targets`` plays every configuration
+again: its tables then hold other targets.
 """
 
 from __future__ import annotations
@@ -30,51 +33,56 @@ import pandas as pd
 from joblib import delayed
 from tqdm import tqdm
 
-from privmetrics.attacks.attribute_game import play_attribute
-from privmetrics.attacks.membership_game import play, vulnerable_targets
+from privmetrics.attacks.one_run import choose_targets, play_targets
 from privmetrics.data.datasets import load_dataset
-from privmetrics.experiments.game_store import ATTACK_VERSIONS, GameStore, game_settings
-from privmetrics.experiments.grid import paper_configurations
+from privmetrics.experiments.game_store import ATTACK_VERSIONS, TABLES, GameStore, game_settings
+from privmetrics.experiments.grid import Configuration, paper_configurations
 from privmetrics.experiments.profiles import Profile
-from privmetrics.experiments.runner import results_path, workers
+from privmetrics.experiments.runner import TECHNIQUE_COST, results_path, workers
 from privmetrics.experiments.store import missing_note
 from privmetrics.synthesisers.cache import code_fingerprint
 
 
-def choose_targets(population: pd.DataFrame, schema, count: int, seed: int) -> dict[str, list]:
-    """``count`` random positions and the ``count`` most vulnerable ones (none of them twice), each
-    list in the order it was drawn. Prefix-stable: the first k targets of a larger ``count`` are
-    those of ``count`` = k. The most vulnerable decile is reserved for the vulnerable targets and
-    the random ones are drawn from the other rows, so that the kinds never overlap at any count."""
-    reserved = max(count, len(population) // 10)
-    if count + reserved > len(population):
-        raise ValueError(f"{count} targets of each kind need more than {len(population)} rows")
-    order = vulnerable_targets(population, schema, len(population))
-    rest = np.sort(order[reserved:])
-    chosen = np.random.default_rng(seed).permutation(rest)[:count]
-    return {"random": [int(i) for i in chosen], "vulnerable": [int(i) for i in order[:count]]}
-
-
-def _one_game(game, dataset, config, params, kind, target, population, schema, settings) -> dict:
+def play_configuration(
+    dataset: str, config: Configuration, params: dict, targets: dict[str, list[int]],
+    population: pd.DataFrame, schema, settings: dict,
+) -> dict[str, list[dict]]:  # fmt: skip
+    """One configuration's play: the rows of its membership and attribute games, by game. Each
+    row's ``seconds`` is the play's time shared out over its rows, so that the rows of both
+    tables add up to it."""
     start = time.perf_counter()
-    common = {"train_rows": settings["train_rows"], "releases": settings["releases"],
-              "seed": settings["seed"], "threads": 1, "kind": kind}  # fmt: skip
-    if game == "membership":
-        result = play(population, schema, config.technique, params, target,
-                      shadow=settings["shadow"], **common)  # fmt: skip
-        scores, truth = result.scores.tolist(), result.truth.tolist()
-        ingredients = json.dumps({k: v.tolist() for k, v in result.ingredients.items()})
-    else:
-        result = play_attribute(population, schema, config.technique, params, target, **common)
-        scores, truth = result.right.astype(int).tolist(), [int(result.baseline_right)]
-        ingredients = None
+    played = play_targets(
+        population, schema, config.technique, params, targets, train_rows=settings["train_rows"],
+        shadow=settings["shadow"], releases=settings["releases"], seed=settings["seed"],
+    )  # fmt: skip
+    outcomes = {
+        "membership": [
+            (r.target, r.kind, r.scores.tolist(), r.truth.tolist(),
+             json.dumps({k: v.tolist() for k, v in r.ingredients.items()}))
+            for r in played.membership
+        ],
+        "attribute": [
+            (r.target, r.kind, r.right.astype(int).tolist(), [int(r.baseline_right)], None)
+            for r in played.attribute
+        ],
+    }  # fmt: skip
+    rows = sum(len(v) for v in outcomes.values())
+    seconds = (time.perf_counter() - start) / max(rows, 1)
+    common = {
+        "dataset": dataset, "config": config.label, **settings, "technique": config.technique,
+        "params": json.dumps(params, sort_keys=True), "seconds": seconds,
+        "code": code_fingerprint(config.technique),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+        "design": json.dumps(targets),
+    }  # fmt: skip
     return {
-        "dataset": dataset, "config": config.label, "kind": kind, "target": int(target),
-        **settings, "technique": config.technique, "params": json.dumps(params, sort_keys=True),
-        "scores": json.dumps(scores), "truth": json.dumps(truth),
-        "seconds": time.perf_counter() - start, "code": code_fingerprint(config.technique),
-        "finished": datetime.now(UTC).isoformat(timespec="seconds"), "ingredients": ingredients,
-        "attack": ATTACK_VERSIONS[game],
+        game: [
+            {**common, "kind": kind, "target": int(target), "scores": json.dumps(scores),
+             "truth": json.dumps(truth), "ingredients": ingredients,
+             "attack": ATTACK_VERSIONS[game]}
+            for target, kind, scores, truth, ingredients in outcomes[game]
+        ]
+        for game in TABLES
     }  # fmt: skip
 
 
@@ -87,59 +95,77 @@ def run_games(
     progress: bool = True,
     game: str = "membership",
     compute: bool = True,
+    client=None,
 ) -> pd.DataFrame:
-    """Play every missing ``game`` (``"membership"`` or ``"attribute"``) of the profile (module
-    doc), round by round, and return the profile's games of ``datasets``. With ``compute=False``
-    nothing is played: the missing games are counted in a printed note
-    (:func:`.store.missing_note`)."""
+    """Play every configuration of the profile (module doc) that misses a game of either kind,
+    longest first, and return the profile's ``game`` games (``"membership"`` or
+    ``"attribute"``) of ``datasets``. With ``compute=False`` nothing is played: the missing
+    configurations are counted in a printed note (:func:`.store.missing_note`). ``client``: a
+    Dask client (:func:`.cluster.dask_client`) whose workers play the configurations instead of
+    joblib's; this process alone writes the store, as for the grid."""
     store = store or GameStore(results_path(profile), game)
-    settings = game_settings(profile)
-    done = store.done(settings)
-    rounds: dict[int, list] = {}
-    # (dataset, kind, target): games of other targets (an older choice) are not shown
-    chosen = set()
+    stores = {g: store if g == store.game else GameStore(store.path, g) for g in TABLES}
+    done = [stores[g].done(profile) for g in TABLES]
+    tasks, chosen = [], set()  # chosen: (dataset, kind, target); other targets are not shown
+    noted = []  # what this call's note counts: the first game's call counts every missing play
+    first = game == next(iter(TABLES))
     for dataset in datasets or profile.datasets:
-        population, schema = load_dataset(dataset, n=settings["population"], seed=profile.seed)
+        population, schema = load_dataset(dataset, n=profile.game_population, seed=profile.seed)
         targets = choose_targets(population, schema, profile.game_targets, profile.seed)
-        chosen |= {(dataset, kind, t) for kind, positions in targets.items() for t in positions}
+        keys = [(kind, t) for kind, positions in targets.items() for t in positions]
+        chosen |= {(dataset, kind, t) for kind, t in keys}
         for config in paper_configurations(techniques or profile.game_techniques):
+            complete = [all((dataset, config.label, k, t) in d for k, t in keys) for d in done]
+            if all(complete):
+                continue
             params = {**profile.params_for(config.technique), **config.synthesiser_params()}
-            for kind, positions in targets.items():
-                for i, t in enumerate(positions):
-                    if (dataset, config.label, kind, t) not in done:
-                        game_args = (store.game, dataset, config, params, kind, t, population,
-                                     schema, settings)  # fmt: skip
-                        rounds.setdefault(i, []).append(game_args)
-    tasks = [args for i in sorted(rounds) for args in rounds[i]]
+            settings = game_settings(profile, config.technique)
+            tasks.append((dataset, config, params, targets, population, schema, settings))
+            if first or complete[0]:
+                noted.append(tasks[-1])
+    tasks.sort(key=lambda task: -TECHNIQUE_COST.get(task[1].technique, 1))
     if tasks and not compute:
-        print(_missing_note(profile, store, tasks))
+        if noted:
+            print(_missing_note(profile, stores, noted))
     elif tasks:
-        parallel = workers(n_jobs or profile.n_jobs)
-        played = parallel(delayed(_one_game)(*args) for args in tasks)
-        for row in tqdm(played, total=len(tasks), desc=f"{store.game} games", disable=not progress):
-            store.add(
-                row
-            )  # each game kept as it finishes: an interruption loses only those running
-    games = store.games(settings)
+        if client is None:
+            plays = workers(n_jobs or profile.n_jobs)(
+                delayed(play_configuration)(*t) for t in tasks
+            )
+        else:
+            from privmetrics.experiments.cluster import compute_on
+
+            keys = [f"game-{t[0]}-{t[1].label}-{profile.name}" for t in tasks]
+            plays = compute_on(client, play_configuration, tasks, keys)
+        for rows in tqdm(plays, total=len(tasks), desc="attack games", disable=not progress):
+            for g, part in rows.items():  # each play kept as it finishes
+                stores[g].add(part)
+    games = store.games(profile)
     keep = [
         (d, k, int(t)) in chosen
         for d, k, t in zip(games.dataset, games.kind, games.target, strict=True)
     ]
-    return games[keep].reset_index(drop=True)
+    return games[np.array(keep, dtype=bool)].reset_index(drop=True)
 
 
-def _missing_note(profile: Profile, store: GameStore, tasks: list[tuple]) -> str:
-    """:func:`.store.missing_note` for games (each costed by its technique's mean play time), with
-    how many of them are stored but were played by other code of their synthesiser."""
-    per_technique = store.games().groupby("technique").seconds.mean()
-    # a task: (game, dataset, config, params, kind, target, population, schema, settings)
-    seconds = [per_technique.get(task[2].technique) for task in tasks]
-    mine = store.games(game_settings(profile))  # of this profile's game sizes
-    stored = set(zip(mine.dataset, mine.config, mine.kind, mine.target, strict=True))
-    stale = sum((t[1], t[2].label, t[4], t[5]) in stored for t in tasks)
-    what = f"{store.game} game(s) of the `{profile.name}` profile" + (
+def _missing_note(profile: Profile, stores: dict[str, GameStore], tasks: list[tuple]) -> str:
+    """:func:`.store.missing_note` for the configurations to play, each costed by its
+    technique's mean play time in the store (per game row, times its rows), with how many of
+    them are stored but were played by other code of their synthesiser."""
+    finished = pd.concat([s.games() for s in stores.values()], ignore_index=True)
+    per_row = finished.groupby("technique").seconds.mean()
+    # a task: (dataset, config, params, targets, population, schema, settings)
+    rows = [len(TABLES) * sum(map(len, task[3].values())) for task in tasks]
+    seconds = [
+        per_row.get(task[1].technique) * n if task[1].technique in per_row else None
+        for task, n in zip(tasks, rows, strict=True)
+    ]
+    mine = stores["membership"].games(profile)  # of this profile's game sizes
+    stored = set(zip(mine.dataset, mine.config, strict=True))
+    stale = sum((task[0], task[1].label) in stored for task in tasks)
+    what = f"configuration(s) of the `{profile.name}` attack games" + (
         f" ({stale} of them stored but played by other code of their synthesiser, shown as they are)"
         if stale
         else ""
     )
-    return missing_note(profile.name, store.path, what, seconds)
+    return missing_note(profile.name, stores["membership"].path, what, seconds)

@@ -39,14 +39,17 @@ class Profile:
     audit_releases: int = 50
     # Experiment 3's games (privmetrics.experiments.games), at this profile's own scale (not the
     # study profile's) and in its own store: the population sample, each training table's rows,
-    # the attacker's shadow releases and the challenger's releases per game, and the targets of
-    # each kind (random, vulnerable) per dataset
+    # the attacker's shadow releases and the challenger's releases per configuration (one play
+    # serves every target, each in a random half of them), and the targets of each kind (random,
+    # vulnerable) per dataset
     game_population: int = 1000
     game_train_rows: int = 200
-    game_shadow: int = 10
-    game_releases: int = 6
-    game_targets: int = 2
+    game_shadow: int = 20
+    game_releases: int = 20
+    game_targets: int = 10
     game_techniques: tuple[str, ...] | None = None  # None: every technique of the grid
+    # the most shadow and evaluation releases of a technique whose fits are slow (the neural ones)
+    game_release_cap: dict[str, int] = field(default_factory=dict)
 
     @property
     def study_profile(self) -> str:
@@ -78,6 +81,7 @@ PROFILES: dict[str, Profile] = {
         min_runs=3,
         max_runs=4,
         sem_threshold=0.05,
+        game_release_cap={"ctgan": 10, "tvae": 10},  # the games' defaults above, fewer neural fits
     ),
     "paper": Profile(
         name="paper",
@@ -97,13 +101,14 @@ PROFILES: dict[str, Profile] = {
         sem_threshold=0.02,
         studies="quick",
         # the games at the paper's synthesiser settings (300 epochs for CTGAN/TVAE; game_shadow +
-        # game_releases fits per target and configuration); shipped in results/paper.sqlite.
-        # Targets are prefix-stable (games.choose_targets): raising game_targets only adds games.
+        # game_releases fits per configuration, fewer for the neural ones); shipped in
+        # results/paper.sqlite
         game_population=2000,
         game_train_rows=500,
-        game_shadow=10,
-        game_releases=6,
-        game_targets=4,
+        game_shadow=100,
+        game_releases=100,
+        game_targets=20,
+        game_release_cap={"ctgan": 20, "tvae": 20},
     ),
     # for the test suite only: every notebook end to end in about a minute (not an experiment)
     "smoke": Profile(
@@ -123,9 +128,9 @@ PROFILES: dict[str, Profile] = {
         audit_releases=4,
         game_population=300,
         game_train_rows=60,
-        game_shadow=4,
-        game_releases=4,
-        game_targets=1,
+        game_shadow=6,
+        game_releases=6,
+        game_targets=3,
         game_techniques=("random", "privbayes", "real"),  # the notebook test's games in seconds
     ),
 }

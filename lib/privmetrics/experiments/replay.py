@@ -3,10 +3,11 @@
 The games of Experiment 3 (:mod:`.games`) are stored outcomes: per membership game, the
 attacker's score and the truth for every evaluation release; per attribute-inference game,
 whether each release's guess and the baseline's guess were right. :func:`replay_games` draws a
-seeded sample of a store's games, round-robin over techniques within a time budget (each game's
-stored play time; :func:`~.verify.round_robin`), plays each again from scratch with the settings
-and synthesiser parameters the store recorded for it, in the same worker pool the games are
-played in (:func:`~.runner.workers`), and compares the outcomes value by value:
+seeded sample of a store's games, round-robin over techniques within a time budget (the stored
+time of the play each game came from; :func:`~.verify.round_robin`), plays each such play again
+from scratch with the targets, settings and synthesiser parameters the store recorded for it,
+in the same worker pool the games are played in (:func:`~.runner.workers`), and compares the
+sampled games' outcomes value by value:
 
 * ``identical``: every value bit for bit;
 * ``within tolerance``: the largest absolute difference is at most ``tolerance`` (a forest's
@@ -29,7 +30,7 @@ from tqdm import tqdm
 
 from privmetrics.data.datasets import load_dataset
 from privmetrics.experiments.game_store import SETTINGS, TABLES, GameStore
-from privmetrics.experiments.games import _one_game
+from privmetrics.experiments.games import play_configuration
 from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.runner import results_path, workers
 from privmetrics.experiments.verify import TOLERANCE, configurations, round_robin
@@ -41,15 +42,17 @@ GAMES = tuple(TABLES)
 def choose_games(
     stored: pd.DataFrame, sample: int, seed: int, budget_minutes: float | None, n_jobs: int
 ) -> pd.DataFrame:
-    """``sample`` stored games (with a ``game`` column), round-robin over techniques, whose
-    stored play time (one core each) fits ``budget_minutes`` of wall time on ``n_jobs`` workers."""
+    """``sample`` stored games (with a ``game`` column), round-robin over techniques, whose plays
+    (:func:`play_cost`, one core each) fit ``budget_minutes`` of wall time on ``n_jobs`` workers."""
     budget = None if budget_minutes is None else budget_minutes * 60 * n_jobs
-    return round_robin(stored.assign(cost=stored.seconds), sample, seed, budget)
+    return round_robin(stored.assign(cost=play_cost(stored)), sample, seed, budget)
 
 
-def _tagged(game: str, *args) -> tuple[str, dict]:
-    """The game's kind beside its row (the pool returns games in the order they finish)."""
-    return game, _one_game(game, *args)
+def play_cost(stored: pd.DataFrame) -> pd.Series:
+    """The stored time of the play each game came from: its share of the play's time times the
+    play's games (both kinds for every target of its ``design``)."""
+    targets = stored.design.map(lambda d: sum(map(len, json.loads(d).values())))
+    return stored.seconds * targets * len(TABLES)
 
 
 def _outcome(row) -> np.ndarray:
@@ -94,18 +97,20 @@ def replay_games(
         (d, n, s): load_dataset(d, n=int(n), seed=int(s))
         for d, n, s in set(zip(pick.dataset, pick.population, pick.seed, strict=True))
     }
+    # one replay per play the sampled games came from (its games share their releases)
+    plays = pick.drop_duplicates(["dataset", "config", *SETTINGS, "design"])
     tasks = [
-        delayed(_tagged)(
-            row.game, row.dataset, configs[row.config], json.loads(row.params), row.kind,
-            int(row.target), *populations[row.dataset, row.population, row.seed],
+        delayed(play_configuration)(
+            row.dataset, configs[row.config], json.loads(row.params), json.loads(row.design),
+            *populations[row.dataset, row.population, row.seed],
             {k: int(getattr(row, k)) for k in SETTINGS},
         )
-        for row in pick.itertuples()
+        for row in plays.itertuples()
     ]  # fmt: skip
-    replayed = list(
-        tqdm(workers(n_jobs)(tasks), total=len(tasks), desc="replay", disable=not progress)
-    )
-    found = {(g, r["dataset"], r["config"], r["kind"], r["target"]): r for g, r in replayed}
+    found = {}
+    for rows in tqdm(workers(n_jobs)(tasks), total=len(tasks), desc="replay", disable=not progress):
+        for g, part in rows.items():
+            found |= {(g, r["dataset"], r["config"], r["kind"], r["target"]): r for r in part}
     rows = []
     for _, old in pick.iterrows():
         new = found[old.game, old.dataset, old.config, old.kind, int(old.target)]

@@ -122,6 +122,13 @@ class MetricSpec:
         return min(max(score, 0.0), 1.0)
 
 
+# A metric's lower end (Random, or a holdout) and Real closer than this on the [0, 1] scale: it
+# cannot place a release between them on this data. An effect size, not a rounding guard:
+# PPrivacy's references 0.000 and 0.017 on penguins put every release "near Real (100%)" at 0.01;
+# five points of the scale is the least span on which a third (a reading's unit) is still a
+# visible difference. The audit's positions and Experiment 3's alarms both use it.
+MIN_SPAN = 0.05
+
 REGISTRY: dict[str, MetricSpec] = {}
 VARIANTS: dict[str, MetricSpec] = {}
 

@@ -1,0 +1,155 @@
+"""Experiment 3 in words: the chapter's generated sentences from the attacks' success and the
+verdicts of :mod:`.game_analysis` (how many measures miss a risk, raise a false alarm, track or
+agree with the attack; where the attack finds members beyond Real; the selections re-read; the
+ALC's "no loss" set beside the attack)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from privmetrics.experiments.game_analysis import (
+    AGREES,
+    CANNOT_TELL,
+    DOES_NOT,
+    FALSE_ALARM,
+    MIN_TARGETS,
+    MISSES,
+    TRACKS,
+    _above_chance,
+)
+
+VERDICTS = (MISSES, FALSE_ALARM, TRACKS, DOES_NOT, AGREES, CANNOT_TELL)
+
+
+def _counted(verdicts: pd.Series) -> str:
+    counts = verdicts.value_counts()
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts.get(v))
+
+
+def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("ALC", "DCR")) -> str:
+    """The chapter's generated sentences: one for the (dataset, kind)s no measure can be judged
+    on, and why; per other (dataset, kind), the verdict counts of every measure and of the
+    paper's ``final`` seven, the configurations where those miss a risk or raise a false alarm,
+    and the ``named`` measures' verdicts."""
+    lines, undecided = [], []
+    for (dataset, kind), part in table.groupby(["dataset", "kind"], sort=False):
+        targets = int(part.targets.iloc[0])
+        if not part["attack works on Real"].any():
+            undecided.append(f"{dataset}, {kind} targets (the attack does not catch Real)")
+            continue
+        if targets < MIN_TARGETS:
+            undecided.append(
+                f"{dataset}, {kind} targets ({targets} targets, fewer than {MIN_TARGETS})"
+            )
+            continue
+        steady = float(part["attack reliability"].iloc[0])
+        mine = part[part.metric.isin(final)]
+        line = (
+            f"- **{dataset}, {kind} targets** ({targets} targets, {int(part.configurations.max())} "
+            f"configurations, attack reliability {steady:.2f}): of {len(part)} measures, "
+            f"{_counted(part.verdict)}; of the paper's final seven, {_counted(mine.verdict)}."
+        )
+        for column, what in (
+            ("missed risks", "miss the risk in"),
+            ("false alarms", "raise a false alarm on"),
+        ):
+            said = [f"{r.metric} ({r[column]})" for _, r in mine.iterrows() if r[column]]
+            if said:
+                line += (
+                    f" Among the seven, these {what} the configurations named: {'; '.join(said)}."
+                )
+        for name in named:
+            row = part[part.metric == name]
+            if len(row):
+                r = row.iloc[0]
+                line += f" {name}: {r.verdict} (rho {r.rho:.2f}, 95% interval {r.low:.2f} to {r.high:.2f})."
+        lines.append(line)
+    if undecided:
+        lines.append(f"- No measure can be judged on {'; '.join(undecided)}: an attack that does not "
+                     "work on the release that is its training table, or an interval over too few "
+                     "targets, decides nothing.")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def found_members(attacks: pd.DataFrame, results: pd.DataFrame, final: list[str]) -> str:
+    """Generated sentences: per dataset and target kind, the configurations other than Real in
+    which the membership attack finds members (its AUC above chance by the module doc's rule, the
+    permutation test's level divided by the number of configurations scanned),
+    each beside the mean score the ``final`` metrics give it (Real scores 1, a release that
+    carries nothing of its rows 0): where the two disagree, the metrics miss a risk."""
+    auc = attacks[attacks.measure == "AUC"]
+    chosen = results[results.metric.isin(final)]
+    lines = []
+    for (dataset, kind), part in auc.groupby(["dataset", "kind"], sort=False):
+        scores = chosen[chosen.dataset == dataset].groupby("config").score.mean()
+        others = part[part.config != "Real"]
+        # Bonferroni over the configurations scanned: one in twenty would pass by chance at 0.05
+        found = [
+            r for _, r in others.iterrows() if _above_chance(r, 0.5, 0.05 / max(len(others), 1))
+        ]
+        if not found:
+            lines.append(f"- **{dataset}, {kind} targets**: beyond Real, the attack finds members "
+                         "in no configuration.")  # fmt: skip
+            continue
+        said = [f"{r.config} (AUC {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]; the final metrics' "
+                f"mean score {scores.get(r.config, np.nan):.2f})" for r in found]  # fmt: skip
+        lines.append(f"- **{dataset}, {kind} targets**: beyond Real, the attack finds members in "
+                     f"{'; '.join(said)}. Real's mean score: {scores.get('Real', np.nan):.2f}.")  # fmt: skip
+    return "\n".join(lines) + "\n" if lines else "No membership games to read.\n"
+
+
+def reread(table: pd.DataFrame, selections: dict[str, list[str]]) -> pd.DataFrame:
+    """The selection chapter re-read with the attack: one row per metric of any of ``selections``
+    (name -> metrics), the selections it belongs to, and its verdict per (dataset, kind) of
+    ``table`` (:func:`predictiveness`)."""
+    names = list(dict.fromkeys(m for chosen in selections.values() for m in chosen))
+    verdicts = table[table.metric.isin(names)].pivot_table(
+        index="metric", columns=["dataset", "kind"], values="verdict", aggfunc="first", sort=False
+    )
+    verdicts = verdicts.reindex(names)
+    verdicts.columns = [f"{dataset}, {kind} targets" for dataset, kind in verdicts.columns]
+    verdicts.insert(
+        0,
+        "selected by",
+        [", ".join(s for s, chosen in selections.items() if m in chosen) for m in names],
+    )
+    return verdicts.fillna("not measured")
+
+
+def no_loss_check(results: pd.DataFrame, attacks: pd.DataFrame, metric: str = "ALC",
+                  config: str = "CTGAN") -> str:  # fmt: skip
+    """Is ``metric``'s reading of ``config`` borne out by the membership attack? One generated
+    sentence per dataset: the metric's mean score there (0 = no loss, as Real scores 1) beside
+    the attack's AUC on that configuration, per kind of target, and what follows."""
+    lines = []
+    auc = attacks[(attacks.measure == "AUC") & (attacks.config == config)]
+    for dataset, part in auc.groupby("dataset", sort=False):
+        scores = results[
+            (results.dataset == dataset) & (results.config == config) & (results.metric == metric)
+        ]
+        if scores.empty:
+            continue
+        score = float(scores.score.mean())
+        found = [
+            f"{r.kind} targets {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for r in part.itertuples()
+        ]
+        above = [r.kind for _, r in part.iterrows() if _above_chance(r, 0.5)]
+        low = score < 0.5  # nearer to "no loss" (0) than to Real (1)
+        if above and low:
+            reading = (f"the attack finds members ({', '.join(above)} targets, interval above "
+                       f"chance) where {metric} reads nearer to no loss than to Real: {metric} "
+                       "understates this risk")  # fmt: skip
+        elif above:
+            reading = f"both see a risk ({', '.join(above)} targets above chance)"
+        elif low:
+            reading = "the attack finds no member beyond chance either: the two agree at this scale"
+        else:
+            reading = f"{metric} reads more risk than the attack measures at this scale"
+        lines.append(
+            f"- **{dataset}**: {metric} scores {config} {score:.3f} (Real: 1); membership "
+            f"AUC on {config}: {'; '.join(found)}: {reading}."
+        )
+    return (
+        "\n".join(lines) + "\n" if lines else f"No {config} games or {metric} scores to compare.\n"
+    )
