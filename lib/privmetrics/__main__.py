@@ -22,6 +22,7 @@ COMMANDS = {
     "epsilon-response": "sweep_epsilon",
     "bench-book": "time_book",
     "run": "fill_grid",
+    "games": "play_games",
     "verify": "verify_cells",
     "verify-games": "verify_games",
     "generate": "fill_cache",

@@ -1,0 +1,44 @@
+"""``privmetrics games``: play Experiment 3's missing attack games of a profile (resumable, locally
+or on a Dask cluster, like ``privmetrics run`` for the grid)."""
+
+from __future__ import annotations
+
+from privmetrics.commands import add_profile_option, comma_list
+from privmetrics.experiments.cluster import add_cluster_arguments
+
+HELP = "play a profile's missing attack games (Experiment 3; resumable)"
+
+
+def add_arguments(parser) -> None:
+    add_profile_option(parser, "quick")
+    parser.add_argument(
+        "--datasets", type=comma_list, help="comma-separated; default: the profile's"
+    )
+    parser.add_argument(
+        "--techniques",
+        type=comma_list,
+        help="comma-separated; default: the profile's game techniques",
+    )
+    parser.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")
+    parser.add_argument("--jobs", type=int, help="parallel plays; default: the profile's")
+    add_cluster_arguments(parser)
+
+
+def run(args) -> int:
+    from privmetrics.experiments.cluster import cluster_client
+    from privmetrics.experiments.game_store import GameStore
+    from privmetrics.experiments.games import run_games
+    from privmetrics.experiments.runner import results_path
+
+    store = GameStore(args.store or results_path(args.profile))
+    with cluster_client(args) as client:
+        games = run_games(
+            args.profile,
+            datasets=args.datasets,
+            techniques=tuple(args.techniques) if args.techniques else None,
+            store=store,
+            n_jobs=args.jobs,
+            client=client,
+        )
+    print(f"{len(games)} membership games, and their attribute games, in {store.path}")
+    return 0
