@@ -32,8 +32,13 @@ def test_games_resume_and_are_keyed_by_their_settings(tmp_path, monkeypatch):
     assert set(first.kind) == {"random", "vulnerable"}
     # one play served every target: the same design on every row of a configuration
     assert first.groupby("config").design.nunique().eq(1).all()
-    # both games came from the one play: the attribute table is full too, and nothing is replayed
+    # every game came from the one play: the attribute table is full too, the whole-release
+    # attack has its two scorings per configuration, and nothing is replayed
     assert len(S.GameStore(store.path, "attribute").games(SMOKE)) == 2 * GAMES_PER_CONFIG
+    release = S.GameStore(store.path, "release").games(SMOKE)
+    assert sorted(release.kind) == sorted(["density ratio", "distance"] * 2)
+    aucs = A.attack_table(release, draws=50, game="release").set_index(["config", "kind"])
+    assert (aucs.loc["Real"].value > 0.9).all() and (aucs["n targets"] == SMOKE.game_releases).all()
     monkeypatch.setattr(G, "play_configuration", refuse)
     again = G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"), store=store,
                         n_jobs=1, progress=False)  # fmt: skip

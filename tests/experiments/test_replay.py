@@ -27,10 +27,11 @@ def store(tmp_path):
 
 
 def test_replayed_games_are_identical_and_an_edited_outcome_is_found(store, tmp_path, capsys):
-    everything = 2 * len(TECHNIQUES) * 2 * SMOKE.game_targets  # both games, every target
+    # both games of every target, and the whole-release attack's two scorings, per configuration
+    everything = len(TECHNIQUES) * (2 * 2 * SMOKE.game_targets + 2)
     report = replay_games(SMOKE, path=store, sample=everything, n_jobs=2, progress=False)
     assert len(report) == everything and set(report.verdict) == {"identical"}
-    assert set(report.game) == {"membership", "attribute"} and set(report.config) == {
+    assert set(report.game) == {"membership", "attribute", "release"} and set(report.config) == {
         "Real",
         "Random",
     }
@@ -81,9 +82,10 @@ def test_a_game_made_by_other_code_is_reported_stale(store):
 
 
 def test_the_draw_covers_every_technique_within_the_budget():
-    # a game's cost is its play's: its share of the play's time x the play's games (2 per target)
+    # a game's cost is its play's: its share of the play's time x the play's games (one target:
+    # its membership and attribute games, and the whole-release attack's two scorings)
     stored = pd.DataFrame({"technique": ["real"] * 4 + ["ctgan"] * 4,
-                           "seconds": [2.5] * 4 + [200.0] * 4, "design": '{"random": [0]}'})  # fmt: skip
+                           "seconds": [1.25] * 4 + [100.0] * 4, "design": '{"random": [0]}'})  # fmt: skip
     assert choose_games(stored, 4, seed=0, budget_minutes=None, n_jobs=2).technique.value_counts().to_dict() == {
         "real": 2, "ctgan": 2}  # fmt: skip
     cheap = choose_games(stored, 4, seed=0, budget_minutes=5, n_jobs=2)  # 600 core-seconds

@@ -17,7 +17,9 @@ features (:class:`~.membership_game.FeatureMaker`) over the shadow releases and 
 evaluation release; ``leaky=True`` scores the shadow releases themselves (the mistake the tests
 must catch). **Attribute inference** (:mod:`.attribute_game`): on each evaluation release the
 attacker fits one forest from the key attributes to the sensitive one and guesses every target
-it holds; the baseline fits the same forest on the reference alone.
+it holds; the baseline fits the same forest on the reference alone. **The whole-release attack**
+(:mod:`.whole_release`): on each evaluation release, its rows from the pool against as many pool
+rows it never saw, scored from the release and the reference alone (no shadow model).
 
 **What the design costs.** With many targets a table holds many of them (at 10 of each kind and
 200 rows, about one row in twenty is a target, the vulnerable outliers among them): the
@@ -39,6 +41,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 from privmetrics.attacks.attribute_game import AttributeResult, Guesser
 from privmetrics.attacks.membership_game import FeatureMaker, GameResult, vulnerable_targets
+from privmetrics.attacks.whole_release import SCORINGS, WholeReleaseAttack
 from privmetrics.data.schema import Schema
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.threads import limited
@@ -78,26 +81,29 @@ def membership_design(count: int, targets: int, rng: np.random.Generator) -> np.
 
 @dataclass
 class Played:
-    """Every target's membership game and attribute game of one configuration."""
+    """Every target's membership game and attribute game of one configuration, and the
+    whole-release attack's AUC on each evaluation release, per scoring."""
 
     membership: list[GameResult]
     attribute: list[AttributeResult]
+    release: dict[str, list[float]]
 
 
 def _releases(technique, params, source, targets, member, schema, train_rows, rng, seed0):
-    """One release per row of ``member``: the targets it marks plus rows of ``source``."""
+    """One (release, its source rows' positions) per row of ``member``: the targets it marks plus
+    rows of ``source``."""
     out = []
     for r, inside in enumerate(member):
         held = targets[inside]
         if len(held) >= train_rows:
             raise ValueError(f"{len(held)} targets fill a table of {train_rows} rows")
-        drawn = source.iloc[rng.choice(len(source), train_rows - len(held), replace=False)]
-        table = pd.concat([drawn, held], ignore_index=True)
+        at = rng.choice(len(source), train_rows - len(held), replace=False)
+        table = pd.concat([source.iloc[at], held], ignore_index=True)
         table = table.iloc[rng.permutation(len(table))].reset_index(drop=True)
         model = make_synthesiser(technique, seed=seed0 + r, **params)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out.append(model.fit_sample(table, schema, train_rows))
+            out.append((model.fit_sample(table, schema, train_rows), at))
     return out
 
 
@@ -134,10 +140,11 @@ def play_targets(
     features = FeatureMaker(schema, reference, seed)
     sensitive = sensitive or (schema.sensitive[0] if schema.sensitive else None)
     with limited(threads):
-        shadows = _releases(technique, params, reference, target_rows, in_shadow, schema,
-                            train_rows, rng, seed * 1_000_003)  # fmt: skip
-        evaluated = _releases(technique, params, pool, target_rows, in_release, schema,
-                              train_rows, rng, seed * 1_000_003 + shadow)  # fmt: skip
+        shadows = [z for z, _ in _releases(technique, params, reference, target_rows, in_shadow,
+                                           schema, train_rows, rng, seed * 1_000_003)]  # fmt: skip
+        made = _releases(technique, params, pool, target_rows, in_release, schema, train_rows,
+                         rng, seed * 1_000_003 + shadow)  # fmt: skip
+        evaluated = [z for z, _ in made]
         x_shadow = np.stack([features.table(z, target_rows) for z in shadows], axis=1)
         tested, truth = (shadows, in_shadow) if leaky else (evaluated, in_release)
         both = [features.table_and_ingredients(z, target_rows) for z in tested]
@@ -164,7 +171,23 @@ def play_targets(
             for j, (target, kind) in enumerate(zip(at, kinds, strict=True)):
                 inside = in_release[:, j]
                 attribute.append(AttributeResult(target, kind, right[inside, j], bool(baseline[j])))
-    return Played(membership, attribute)
+        release = _whole_release(schema, reference, pool, made, np.random.default_rng([seed, 5]))
+    return Played(membership, attribute, release)
+
+
+def _whole_release(schema, reference, pool, made, rng) -> dict[str, list[float]]:
+    """The whole-release attack (:mod:`.whole_release`) on each evaluation release: its pool
+    rows (members) against as many pool rows it never saw."""
+    attack = WholeReleaseAttack(schema, reference)
+    out = {name: [] for name in SCORINGS}
+    for release, at in made:
+        unseen = np.setdiff1d(np.arange(len(pool)), at)
+        n = min(len(at), len(unseen))
+        members = pool.iloc[rng.choice(at, n, replace=False)]
+        others = pool.iloc[rng.choice(unseen, n, replace=False)]
+        for name, auc in attack.aucs(release, members, others).items():
+            out[name].append(auc)
+    return out
 
 
 def play(

@@ -50,6 +50,7 @@ from scipy.stats import rankdata
 
 from privmetrics.attacks.attribute_game import AttributeResult, summarise_attribute
 from privmetrics.attacks.membership_game import GameResult, rank_auc, summarise
+from privmetrics.attacks.whole_release import summarise_release
 from privmetrics.experiments.analysis import at_least
 from privmetrics.metrics.registry import MIN_SPAN
 
@@ -113,8 +114,10 @@ def attack_table(
     games: pd.DataFrame, draws: int = 500, seed: int = 0, game: str = "membership"
 ) -> pd.DataFrame:
     """Per (dataset, config, kind, measure): the pooled value with its 95% interval (membership:
-    AUC, advantage, TPR at FPR 0.1; attribute: accuracy, baseline accuracy, advantage) and the
-    bootstrap values behind it (``draws``, which :func:`predictiveness` carries into rho)."""
+    AUC, advantage, TPR at FPR 0.1; attribute: accuracy, baseline accuracy, advantage; the
+    whole-release attack: the mean AUC over releases, its kind the scoring, its "n targets" the
+    releases) and the bootstrap values behind it (``draws``, which :func:`predictiveness`
+    carries into rho)."""
     columns = [
         "dataset",
         "config",
@@ -133,6 +136,9 @@ def attack_table(
     for (dataset, config), part in games.groupby(["dataset", "config"], sort=False):
         if game == "membership":
             table = summarise(_results(part), draws=draws, seed=seed)
+        elif game == "release":
+            aucs = {(config, g.kind): np.array(json.loads(g.scores)) for g in part.itertuples()}
+            table = summarise_release(aucs, draws=draws, seed=seed).drop(columns="config")
         else:
             table = summarise_attribute(_attribute_results(part), draws=draws, seed=seed)
         frames.append(

@@ -153,3 +153,17 @@ def no_loss_check(results: pd.DataFrame, attacks: pd.DataFrame, metric: str = "A
     return (
         "\n".join(lines) + "\n" if lines else f"No {config} games or {metric} scores to compare.\n"
     )
+
+
+def side_by_side(attacks: pd.DataFrame, release: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration and dataset, each attack's AUC with its interval: the shadow attack on
+    each kind of target and the whole-release attack by each scoring, in one table."""
+    shadow = attacks[attacks.measure == "AUC"].assign(
+        attack=lambda t: "shadow, " + t.kind + " targets"
+    )
+    whole = release.assign(attack=lambda t: "whole release, " + t.kind)
+    both = pd.concat([shadow, whole], ignore_index=True)
+    both["AUC"] = (both.value.map("{:.2f}".format) + " [" + both.low.map("{:.2f}".format) + ", "
+                   + both.high.map("{:.2f}".format) + "]")  # fmt: skip
+    return both.pivot_table(index="config", columns=["dataset", "attack"], values="AUC",
+                            aggfunc="first", sort=False)  # fmt: skip

@@ -17,6 +17,8 @@ import pandas as pd
 
 from privmetrics.attacks.attribute_game import VERSION as attribute_version
 from privmetrics.attacks.membership_game import VERSION as membership_version
+from privmetrics.attacks.whole_release import SCORINGS
+from privmetrics.attacks.whole_release import VERSION as release_version
 from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.store import Database
 from privmetrics.synthesisers.cache import code_fingerprint
@@ -37,16 +39,18 @@ SETTINGS = ("population", "train_rows", "shadow", "releases", "seed")
 
 
 # one table per game; "scores" and "truth" hold, for membership, the forest's score and the truth
-# per evaluation release, and for attribute inference, whether each release's guess was right
-# and (one value) whether the baseline's was; "ingredients" the membership game's per-release
+# per evaluation release, for attribute inference, whether each release's guess was right and
+# (one value) whether the baseline's was, and for the whole-release attack (one row per scoring,
+# its "kind", target 0), the AUC of each evaluation release (no truth); "ingredients" the membership game's per-release
 # quantities of the metrics (membership_game.FeatureMaker.ingredients). A membership game stored
 # before they were kept counts as missing and is played again, as does any game made by other
 # code of its technique (GameStore.done).
-TABLES = {"membership": "games", "attribute": "attribute_games"}
+TABLES = {"membership": "games", "attribute": "attribute_games", "release": "release_games"}
 
 
 # the version of each attack, stored with every game: games of another version count as missing
-ATTACK_VERSIONS = {"membership": membership_version, "attribute": attribute_version}
+ATTACK_VERSIONS = {"membership": membership_version, "attribute": attribute_version,
+                   "release": release_version}  # fmt: skip
 
 
 class GameStore(Database):
@@ -103,6 +107,14 @@ class GameStore(Database):
             for k in SETTINGS:
                 current &= frame[k].to_numpy() == wanted[k].to_numpy() if len(frame) else current
         return frame[current].reset_index(drop=True)
+
+
+def expected(game: str, targets: dict[str, list[int]]) -> list[tuple[str, int]]:
+    """The (kind, target) keys a play of ``targets`` writes to ``game``'s table: one per target,
+    or for the whole-release attack one per scoring (target 0)."""
+    if game == "release":
+        return [(scoring, 0) for scoring in SCORINGS]
+    return [(kind, int(t)) for kind, positions in targets.items() for t in positions]
 
 
 def game_settings(profile: Profile, technique: str | None = None) -> dict:

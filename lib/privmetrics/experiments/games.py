@@ -35,7 +35,13 @@ from tqdm import tqdm
 
 from privmetrics.attacks.one_run import choose_targets, play_targets
 from privmetrics.data.datasets import load_dataset
-from privmetrics.experiments.game_store import ATTACK_VERSIONS, TABLES, GameStore, game_settings
+from privmetrics.experiments.game_store import (
+    ATTACK_VERSIONS,
+    TABLES,
+    GameStore,
+    expected,
+    game_settings,
+)
 from privmetrics.experiments.grid import Configuration, paper_configurations
 from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.runner import TECHNIQUE_COST, results_path, workers
@@ -65,6 +71,7 @@ def play_configuration(
             (r.target, r.kind, r.right.astype(int).tolist(), [int(r.baseline_right)], None)
             for r in played.attribute
         ],
+        "release": [(0, scoring, aucs, [], None) for scoring, aucs in played.release.items()],
     }  # fmt: skip
     rows = sum(len(v) for v in outcomes.values())
     seconds = (time.perf_counter() - start) / max(rows, 1)
@@ -105,17 +112,19 @@ def run_games(
     joblib's; this process alone writes the store, as for the grid."""
     store = store or GameStore(results_path(profile), game)
     stores = {g: store if g == store.game else GameStore(store.path, g) for g in TABLES}
-    done = [stores[g].done(profile) for g in TABLES]
+    done = {g: stores[g].done(profile) for g in TABLES}
     tasks, chosen = [], set()  # chosen: (dataset, kind, target); other targets are not shown
     noted = []  # what this call's note counts: the first game's call counts every missing play
     first = game == next(iter(TABLES))
     for dataset in datasets or profile.datasets:
         population, schema = load_dataset(dataset, n=profile.game_population, seed=profile.seed)
         targets = choose_targets(population, schema, profile.game_targets, profile.seed)
-        keys = [(kind, t) for kind, positions in targets.items() for t in positions]
-        chosen |= {(dataset, kind, t) for kind, t in keys}
+        keys = {g: expected(g, targets) for g in TABLES}
+        chosen |= {(dataset, kind, t) for kind, t in keys["membership"] + keys["release"]}
         for config in paper_configurations(techniques or profile.game_techniques):
-            complete = [all((dataset, config.label, k, t) in d for k, t in keys) for d in done]
+            complete = [
+                all((dataset, config.label, k, t) in done[g] for k, t in keys[g]) for g in TABLES
+            ]
             if all(complete):
                 continue
             params = {**profile.params_for(config.technique), **config.synthesiser_params()}
@@ -155,7 +164,7 @@ def _missing_note(profile: Profile, stores: dict[str, GameStore], tasks: list[tu
     finished = pd.concat([s.games() for s in stores.values()], ignore_index=True)
     per_row = finished.groupby("technique").seconds.mean()
     # a task: (dataset, config, params, targets, population, schema, settings)
-    rows = [len(TABLES) * sum(map(len, task[3].values())) for task in tasks]
+    rows = [sum(len(expected(g, task[3])) for g in TABLES) for task in tasks]
     seconds = [
         per_row.get(task[1].technique) * n if task[1].technique in per_row else None
         for task, n in zip(tasks, rows, strict=True)

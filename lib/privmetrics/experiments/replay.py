@@ -29,7 +29,7 @@ from joblib import delayed
 from tqdm import tqdm
 
 from privmetrics.data.datasets import load_dataset
-from privmetrics.experiments.game_store import SETTINGS, TABLES, GameStore
+from privmetrics.experiments.game_store import SETTINGS, TABLES, GameStore, expected
 from privmetrics.experiments.games import play_configuration
 from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.runner import results_path, workers
@@ -50,9 +50,9 @@ def choose_games(
 
 def play_cost(stored: pd.DataFrame) -> pd.Series:
     """The stored time of the play each game came from: its share of the play's time times the
-    play's games (both kinds for every target of its ``design``)."""
-    targets = stored.design.map(lambda d: sum(map(len, json.loads(d).values())))
-    return stored.seconds * targets * len(TABLES)
+    play's games (every game of every target of its ``design``, :func:`.game_store.expected`)."""
+    games = stored.design.map(lambda d: sum(len(expected(g, json.loads(d))) for g in TABLES))
+    return stored.seconds * games
 
 
 def _outcome(row) -> np.ndarray:
