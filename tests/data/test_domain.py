@@ -5,15 +5,18 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import norm
 
 from privmetrics.attacks.dp_audit import (
     audit_epsilon,
     clopper_pearson,
     epsilon_lower_bound,
+    gdp_epsilon,
+    gdp_mu_lower,
     outlier_target,
     release_max_auc,
 )
-from privmetrics.data.datasets import load_dataset
+from privmetrics.data.datasets import load, load_dataset
 from privmetrics.data.domain import Bounds, Categories, DomainError, dp_bounds, parse_domain
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError
@@ -132,6 +135,35 @@ def test_clopper_pearson_by_hand():
     p = 0.025 ** (1 / 25)
     assert epsilon_lower_bound(25, 0, 0, 25, 0.95) == pytest.approx(np.log(p / (1 - p)))
     assert epsilon_lower_bound(12, 13, 12, 13, 0.95) == 0.0  # no separation, no bound
+
+
+def test_the_gaussian_dp_reading_by_hand():
+    # mu = 1 at delta 1e-5: the epsilon that makes Phi(-eps + 1/2) - e^eps Phi(-eps - 1/2) = delta
+    eps = gdp_epsilon(1.0, 1e-5)
+    excess = norm.cdf(-eps + 0.5) - np.exp(eps) * norm.cdf(-eps - 0.5)
+    assert excess == pytest.approx(1e-5, rel=1e-6) and 4.3 < eps < 4.5
+    assert gdp_epsilon(0.0, 1e-5) == 0.0 and gdp_epsilon(2.0, 1e-5) > eps  # more mu, more epsilon
+    # the curve through (FPR high, TPR low): mu = Phi^-1(TPR low) - Phi^-1(FPR high)
+    tpr_low, _ = clopper_pearson(40, 50, 0.95)
+    _, fpr_high = clopper_pearson(10, 50, 0.95)
+    assert gdp_mu_lower(40, 10, 10, 40, 0.95) == pytest.approx(
+        norm.ppf(tpr_low) - norm.ppf(fpr_high)
+    )
+    assert gdp_mu_lower(12, 13, 12, 13, 0.95) == 0.0  # no separation, no mu
+
+
+@pytest.mark.slow
+def test_a_small_worst_case_table_buys_the_power_to_refute_the_data_domain_double():
+    """Ten rows around the outlier, 300 releases per world: PrivBayes with its domain read from
+    the data is refuted beyond 3 (its claim is 1), while with the declared domain it holds."""
+    population = load("texas", n=3000, seed=0)
+    leaky = audit_epsilon(population.frame, replace(population.schema, domain={}), "privbayes",
+                          {"epsilon": 1.0, "domain": "data"}, releases=300, train_rows=10)  # fmt: skip
+    assert leaky.epsilon_lower >= 3 and leaky.max_provable >= leaky.epsilon_lower
+    assert leaky.epsilon_gdp >= leaky.epsilon_lower  # the curve's estimate is the tighter
+    honest = audit_epsilon(population.frame, population.schema, "privbayes", {"epsilon": 1.0},
+                           releases=300, train_rows=10)  # fmt: skip
+    assert honest.holds and honest.max_provable > 3
 
 
 def test_the_outlier_target_is_the_largest_charge(texas):

@@ -37,6 +37,11 @@ class Profile:
     audit_population: int = 3000
     audit_rows: int = 500
     audit_releases: int = 50
+    # the same audit on a small worst-case table (a handful of rows around the outlier), where a
+    # PrivBayes fit costs milliseconds, so many releases per world buy power (PATE-GAN needs 50
+    # rows and a second a fit: it keeps the sizes above)
+    audit_small_rows: int = 10
+    audit_small_releases: int = 300
     # Experiment 3's games (privmetrics.experiments.games), at this profile's own scale (not the
     # study profile's) and in its own store: the population sample, each training table's rows,
     # the attacker's shadow releases and the challenger's releases per configuration (one play
@@ -126,6 +131,7 @@ PROFILES: dict[str, Profile] = {
         audit_population=600,
         audit_rows=100,
         audit_releases=4,
+        audit_small_releases=20,
         game_population=300,
         game_train_rows=60,
         game_shadow=6,
