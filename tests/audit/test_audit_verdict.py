@@ -31,10 +31,15 @@ def verdict_table(positions, lows=None, categories=None):
 
 
 def test_the_verdict_levels_by_hand():
-    assert decide(verdict_table([0.9, 0.1])).level == "high risk"
+    assert decide(verdict_table([0.9, 0.8, 0.1])).level == "high risk"
+    # one attack measure alone near Real against Random: some risk, and the advice to use a
+    # holdout; against a holdout the same one is enough
+    alone = decide(verdict_table([0.9, 0.1]))
+    assert alone.level == "some risk" and "audit with a holdout" in alone.headline
+    assert decide(verdict_table([0.9, 0.1]), anchor="holdout").level == "high risk"
     some = decide(verdict_table([0.5, 0.1, 0.2]))
     assert some.level == "some risk" and some.flagged == ["M0"]
-    assert "1 of 3 informative metrics" in some.headline
+    assert "1 of 3 informative attack measures" in some.headline
     low = decide(verdict_table([0.1, -0.2]))
     assert low.level == "low risk" and "not safe" in low.headline  # Random as the lower end
     assert "not safe" not in decide(verdict_table([0.1]), anchor="holdout").headline
@@ -42,6 +47,19 @@ def test_the_verdict_levels_by_hand():
     assert decide(verdict_table([0.9]).drop(columns="position")).level == "cannot tell"
     # a position many spans below the lower end reads as "below", not as -1024%
     assert "M0 (below -100%)" in decide(verdict_table([-10.24])).headline
+
+
+def test_a_measure_of_resemblance_alone_is_a_fidelity_remark_never_a_risk():
+    """Issue 43: DetectionMLP near Real on a shuffled release read "High risk" on one metric."""
+    table = verdict_table([1.0, 0.95, 0.1, 0.05])
+    table["metric"] = ["DetectionMLP", "KSTest", "DCR", "MDCR"]
+    verdict = decide(table, anchor="holdout")
+    assert verdict.level == "low risk" and "DCR" in verdict.flagged
+    assert "DetectionMLP, KSTest place(s) the release near Real" in verdict.headline
+    assert "fidelity reading, not an exposure" in verdict.headline
+    assert fails(table, "near-real", "holdout") == [] and fails(table, "0.5", "holdout") == []
+    only = table.iloc[:2]
+    assert decide(only, anchor="holdout").level == "cannot tell"
 
 
 def test_a_band_needs_the_whole_interval_and_the_boundary_has_a_tolerance():
@@ -69,7 +87,9 @@ def test_category_lines_name_the_strongest_metric():
 
 def test_fail_on_rules():
     table = verdict_table([0.9, 0.5, 0.1])
-    assert fails(table, "near-real") == ["M0"]
+    # near Real fails as the verdict reads it: one attack measure against Random is not enough
+    assert fails(table, "near-real") == [] and fails(table, "near-real", "holdout") == ["M0"]
+    assert fails(verdict_table([0.9, 0.8, 0.1]), "near-real") == ["M0", "M1"]
     assert fails(table, "between") == ["M0", "M1"]
     assert fails(table, "0.5") == ["M0", "M1"]  # >= with a tolerance
     assert fails(table, "0.95") == []

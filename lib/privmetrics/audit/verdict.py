@@ -7,9 +7,16 @@ so that a position can be computed. Positions are read by thirds
 (:data:`~privmetrics.audit.positions.POSITION_BANDS`) and a band counts only when the whole
 position interval lies in it, so an effect of a few per cent never makes a "near Real".
 
-* **high risk**: at least one informative metric places the release near Real (its interval
-  entirely in the top third): the release behaves like a copy for that attack;
-* **some risk**: none near Real, at least one between the ends (interval above the bottom third);
+* **high risk**: attack measures place the release near Real (their interval entirely in the top
+  third), at least :data:`HIGH_WITHOUT_HOLDOUT` of them against Random, or one against a holdout:
+  the release behaves like a copy for those attacks. A measure of resemblance (a detector or a
+  distribution test, ``MetricSpec.resemblance``) says how closely the release resembles the data
+  as a whole, not whether anyone is exposed: near Real it adds a fidelity remark, never a risk.
+  Against Random, one attack measure alone near Real is "some risk" with the advice to audit
+  with a holdout: Random is noise, and a release of fresh rows of the same population reads near
+  Real on some measures against it;
+* **some risk**: not high, and at least one attack measure between the ends (its interval above
+  the bottom third) or one alone near Real without a holdout;
 * **low risk**: every informative metric places the release near the lower end. With Random as
   that end, the headline adds that this means "nearer to noise than to a copy", not "safe";
 * **cannot tell**: no metric was informative (or baselines were not computed).
@@ -25,6 +32,8 @@ import numpy as np
 import pandas as pd
 
 LEVELS = ("high risk", "some risk", "low risk", "cannot tell")
+# attack measures near Real that make a high risk when the lower end is Random (with a holdout, one)
+HIGH_WITHOUT_HOLDOUT = 2
 NEAR_REAL, BETWEEN = 2 / 3, 1 / 3  # the bands' lower edges, as POSITION_BANDS
 TOLERANCE = 1e-9  # a position of exactly 2/3 computes as 0.6666666666666666
 
@@ -66,39 +75,64 @@ def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -
             "(run without --no-baselines).",
         )
     bands = table.apply(band_of, axis=1)
+    resembling = table.metric.map(resemblance)
     informative = table[bands.notna()]
-    bands = bands[bands.notna()]
     skipped = len(table) - len(informative) - int(table["score"].isna().sum())
+    attack = bands.notna() & ~resembling
+    need = 1 if anchor == "holdout" else HIGH_WITHOUT_HOLDOUT
+    near = table[attack & (bands == "near Real")]
     if informative.empty:
         verdict = Verdict("cannot tell", "Cannot tell: no metric separates the release's "
                           f"references ({anchor} and Real) on this data.")  # fmt: skip
+    elif not attack.any():
+        verdict = Verdict("cannot tell", "Cannot tell: only measures of resemblance separate the "
+                          f"release's references ({anchor} and Real) on this data, and they say "
+                          "nothing of anyone's exposure.")  # fmt: skip
     else:
-        level, band = next(
-            ((lv, b) for lv, b in (("high risk", "near Real"), ("some risk", "between"))
-             if (bands == b).any()),
-            ("low risk", "near low"),
-        )  # fmt: skip
-        hits = informative if level == "low risk" else informative[bands == band]
+        if len(near) >= need:
+            level, hits, where = "high risk", near, "near Real (a copy)"
+        elif len(near) or (bands[attack] == "between").any():
+            level, where = "some risk", f"between {anchor} and Real"
+            hits = table[attack & bands.isin(["near Real", "between"])]
+        else:
+            level, hits, where = "low risk", table[attack], f"near {anchor}"
         strongest = hits.sort_values("position", ascending=False)
         names = ", ".join(
             f"{m} ({percent(p)})" for m, p in zip(strongest.metric, strongest.position, strict=True)
         )
-        where = {"near Real": "near Real (a copy)", "between": f"between {anchor} and Real",
-                 "near low": f"near {anchor}"}[band]  # fmt: skip
-        sure = f"{len(hits)} of {len(informative)} informative metrics"
+        sure = f"{len(hits)} of {int(attack.sum())} informative attack measures"
         headline = f"{level.capitalize()}: {sure} place the release {where}: {names}."
+        if level == "some risk" and len(near) and anchor != "holdout":
+            headline += (f" One attack measure alone places it near Real against Random (high "
+                         f"risk needs {need}): audit with a holdout (--holdout, or "
+                         "--holdout-split) to decide.")  # fmt: skip
         if level == "low risk" and anchor == "Random":
             headline += (" Near Random means nearer to noise than to a copy, not safe: audit "
                          "with a holdout (real rows the generator never saw) to compare with "
                          "new people of the same population.")  # fmt: skip
         verdict = Verdict(level, headline, flagged=list(strongest.metric))
+    alike = table[resembling & (bands == "near Real")]
+    if len(alike) and verdict.level != "cannot tell":
+        verdict.headline += (f" {', '.join(alike.metric)} place(s) the release near Real: it is "
+                             "hard to tell from the data, a fidelity reading, not an exposure.")  # fmt: skip
     if skipped > 0:
         verdict.headline += f" {skipped} metric(s) were uninformative here and left out."
     if useless and verdict.level in ("some risk", "low risk"):
         verdict.headline += (" The release is easy to tell from the real data (see utility): "
                              "a low risk may only mean it does not resemble the data.")  # fmt: skip
-    verdict.categories = category_lines(table, bands, anchor)
+    verdict.categories = category_lines(table, bands[bands.notna()], anchor)
     return verdict
+
+
+def resemblance(metric: str) -> bool:
+    """Whether ``metric`` measures resemblance (``MetricSpec.resemblance``); a name the registry
+    does not know counts as an attack measure."""
+    from privmetrics.metrics import get_metric
+
+    try:
+        return get_metric(metric).resemblance
+    except KeyError:
+        return False
 
 
 def percent(where: float) -> str:
@@ -128,18 +162,23 @@ def category_lines(table: pd.DataFrame, bands: pd.Series, anchor: str) -> list[s
     return lines
 
 
-def fails(table: pd.DataFrame, rule: str) -> list[str]:
-    """The metrics that break ``rule``: ``"near-real"`` (interval in the top third),
+def fails(table: pd.DataFrame, rule: str, anchor: str = "Random") -> list[str]:
+    """The attack measures that break ``rule``, as the verdict reads them (measures of
+    resemblance never do): ``"near-real"`` (interval in the top third, where they make a high
+    risk: :data:`HIGH_WITHOUT_HOLDOUT` of them against Random, one against a holdout),
     ``"between"`` (above the bottom third), or a number p in [0, 1] (position >= p)."""
     if "position" not in table:
         return []
     bands = table.apply(band_of, axis=1)
+    attack = bands.notna() & ~table.metric.map(resemblance)
     if rule == "near-real":
-        hit = bands == "near Real"
+        hit = attack & (bands == "near Real")
+        if hit.sum() < (1 if anchor == "holdout" else HIGH_WITHOUT_HOLDOUT):
+            return []
     elif rule == "between":
-        hit = bands.isin(["near Real", "between"])
+        hit = attack & bands.isin(["near Real", "between"])
     else:
-        hit = table["position"].to_numpy(float) >= parse_threshold(rule) - TOLERANCE
+        hit = attack & (table["position"].to_numpy(float) >= parse_threshold(rule) - TOLERANCE)
     return list(table.metric[np.asarray(hit, dtype=bool)])
 
 

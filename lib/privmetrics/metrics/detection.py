@@ -30,6 +30,7 @@ from privmetrics.threads import one_thread
     at_scale="sampled",
     params={"folds": 3, "scale": "rescaled", "max_iter": 25},
     min_rows=3,
+    resemblance=True,
 )
 def detection_mlp(pair: Pair, folds: int = 3, scale: str = "rescaled", max_iter: int = 25) -> float:
     """How well an MLP fails to tell real from synthetic rows: a high score means indistinguishable.

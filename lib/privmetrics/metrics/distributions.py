@@ -40,6 +40,7 @@ def _frequencies(pair: Pair, n_bins: int):
     source="synthcity [9]",
     paper_seconds={"texas": 4.54, "medonc": 0.7},
     params={"n_bins": 10, "on": "proportions"},
+    resemblance=True,
 )
 def chi_squared_test(pair: Pair, n_bins: int = 10, on: str = "proportions") -> float:
     """Mean over columns of the p-value of a chi-squared test of Y's column against Z's.
@@ -79,6 +80,7 @@ def chi_squared_test(pair: Pair, n_bins: int = 10, on: str = "proportions") -> f
     source="synthcity [9]",
     paper_seconds={"texas": 4.18, "medonc": 0.72},
     params={"n_bins": 10},
+    resemblance=True,
 )
 def inverse_kl_divergence(pair: Pair, n_bins: int = 10) -> float:
     """Mean over columns of 1 / (1 + KL(f_Y || f_Z)).
@@ -103,6 +105,7 @@ def inverse_kl_divergence(pair: Pair, n_bins: int = 10) -> float:
     source="synthcity [9]",
     paper_seconds={"texas": 4.28, "medonc": 512.6},
     params={"n_bins": 10},
+    resemblance=True,
 )
 def jensen_shannon_distance(pair: Pair, n_bins: int = 10) -> float:
     """1 - mean over columns of the Jensen-Shannon distance between f_Y and f_Z.
@@ -132,6 +135,7 @@ def ks_statistic(a: np.ndarray, b: np.ndarray) -> float:
     algorithm=11,
     source="synthcity [9]",
     paper_seconds={"texas": 4.51, "medonc": 0.66},
+    resemblance=True,
 )
 def kolmogorov_smirnov_test(pair: Pair) -> float:
     """Mean over columns of 1 - D, D the two-sample KS statistic.

@@ -66,6 +66,10 @@ class MetricSpec:
     # against the whole other table, so target rows estimate it; "full" = every row, linear cost;
     # "" = exact pairs only
     at_scale: str = ""
+    # a measure of how closely the release resembles the data as a whole (a detector, a
+    # distribution test), not of any one person's exposure: the audit reads it as fidelity and
+    # never calls a release high risk on it alone
+    resemblance: bool = False
     base: str | None = None  # a variant: the registered metric it re-parameterises
     note: str = ""  # a variant: whose definition it is and why it differs
 
