@@ -104,8 +104,8 @@ def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -
         headline = f"{level.capitalize()}: {sure} place the release {where}: {names}."
         if level == "some risk" and len(near) and anchor != "holdout":
             headline += (f" One attack measure alone places it near Real against Random (high "
-                         f"risk needs {need}): audit with a holdout (--holdout, or "
-                         "--holdout-split) to decide.")  # fmt: skip
+                         f"risk needs {need}): audit with a holdout (real rows the generator "
+                         "never saw, --holdout) to decide.")  # fmt: skip
         if level == "low risk" and anchor == "Random":
             headline += (" Near Random means nearer to noise than to a copy, not safe: audit "
                          "with a holdout (real rows the generator never saw) to compare with "
