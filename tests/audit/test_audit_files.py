@@ -1,5 +1,8 @@
-"""The audit command on files as users have them: roles that overlap, columns coded differently,
-compressed CSV, Parquet dates, other formats, and numbers too large for the Random baseline."""
+"""The audit on files as users have them: roles that overlap, columns coded differently, compressed
+CSV, Parquet dates, other formats, numbers too large for the Random baseline, and the mistakes a
+steward makes (a tiny release, swapped files, a holdout short of a column)."""
+
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -7,6 +10,7 @@ import pytest
 
 import privmetrics.__main__ as cli
 from privmetrics.data.schema import Schema
+from privmetrics.data.validation import InvalidInputError
 
 
 @pytest.fixture
@@ -89,3 +93,69 @@ def test_the_audit_names_a_column_too_large_for_its_random_baseline(texas300, tm
                      str(tmp_path / "schema.yml"), "--metrics", "DCR"])  # fmt: skip
     err = capsys.readouterr().err
     assert code == 2 and "'TOTAL_CHARGES' holds" in err and "rescale the column" in err
+
+
+# --- mistakes a steward makes (issue 43) -----------------------------------------------------------
+
+
+def run_audit(real, synthetic, **kw):
+    from privmetrics.audit import audit
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = audit(real, synthetic, metrics="DCR", baselines=False, **kw)
+    return result, [str(w.message) for w in caught]
+
+
+def test_a_third_value_of_an_inferred_binary_column_is_a_warning_not_a_refusal(texas300):
+    """Texas SEX_CODE: F and M in a sample, U in a DP release of the declared domain."""
+    real, other, _ = texas300
+    real = real.assign(SEX_CODE=np.where(real.SEX_CODE == "U", "F", real.SEX_CODE))
+    assert real.SEX_CODE.nunique() == 2
+    other = other.assign(SEX_CODE=["U"] * 5 + list(other.SEX_CODE[5:]))
+    table, said = run_audit(real, other)
+    assert len(table) == 1
+    assert any("['SEX_CODE'] have two values in the real table and more" in s for s in said)
+
+
+def test_a_few_stray_values_in_a_coded_column_are_unseen_values_not_another_coding():
+    """A categorical year: 5 of 158 release values off by 0.01 must not recode the other 153."""
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame({"year": rng.choice([2001.0, 2002.0, 2003.0], 158),
+                         "x": rng.normal(size=158)})  # fmt: skip
+    release = real.sample(frac=1, random_state=1).reset_index(drop=True)
+    release.loc[:4, "year"] = 2001.01
+    table, said = run_audit(real, release)
+    assert len(table) == 1 and any("2001.01" in s for s in said)
+
+
+def test_two_rows_cannot_show_a_columns_type(texas300):
+    real, other, _ = texas300
+    with pytest.raises(InvalidInputError, match="has 2 row.s., too few to tell a column's type"):
+        run_audit(real.iloc[:2], other)
+
+
+def test_a_holdout_without_a_column_is_named(texas300):
+    real, other, _ = texas300
+    with pytest.raises(InvalidInputError, match=r"the holdout lacks column\(s\) \['RACE'\]"):
+        run_audit(real, other, holdout=other.drop(columns="RACE"))
+
+
+def test_a_tiny_release_and_swapped_files_are_warned_about(texas300):
+    from privmetrics.audit.run import mistakes
+    from privmetrics.data.schema import infer_schema
+
+    real, other, schema = texas300
+    assert mistakes(real, other, None, schema) == []
+    assert "under a tenth" in mistakes(real, other.iloc[:20], None, schema)[0]
+    # without a holdout: a "release" larger than the "real" table that holds its rows
+    bigger = pd.concat([real, other], ignore_index=True)
+    assert "look swapped" in mistakes(real.iloc[:100], bigger, None, schema)[0]
+    # with one: the "release" (in truth the real table) lies nearer to the holdout
+    from privmetrics.synthesisers import make_synthesiser
+
+    synthetic = make_synthesiser("random", seed=0).fit_sample(real, schema)
+    holdout = pd.concat([other.iloc[:150], real.iloc[:150]], ignore_index=True)
+    assert "look swapped" in mistakes(synthetic, real, holdout, schema)[0]
+    assert not [m for m in mistakes(real, synthetic, holdout, schema) if "swapped" in m]
+    assert infer_schema(real).names == schema.names

@@ -147,3 +147,20 @@ def test_attribute_games_have_their_own_table_and_resume(tmp_path, monkeypatch):
     assert set(table.measure) == {"accuracy", "baseline accuracy", "advantage"}
     with pytest.raises(ValueError, match="unknown game"):
         S.GameStore(path, "reconstruction")
+
+
+def test_a_store_from_before_the_design_column_takes_new_games(tmp_path):
+    """The shipped paper store was written before games recorded their play's targets: opening it
+    adds the column (once), and new games are written beside the old ones."""
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as conn:  # the games table as version 3 wrote it
+        conn.executescript(S.GAMES.format(table="games").replace(" design TEXT,", ""))
+    assert "design" not in {r[1] for r in sqlite3.connect(path).execute("PRAGMA table_info(games)")}
+    games = G.run_games(SMOKE, datasets=["texas"], techniques=("real",), store=S.GameStore(path),
+                        n_jobs=1, progress=False)  # fmt: skip
+    assert len(games) == GAMES_PER_CONFIG and games.design.notna().all()
+    before = path.read_bytes()
+    S.GameStore(path)  # opening a current store writes nothing
+    assert path.read_bytes() == before

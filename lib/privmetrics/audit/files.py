@@ -8,12 +8,14 @@ May import ``data``; used by :mod:`.run` and the ``privmetrics audit`` command
 from __future__ import annotations
 
 import os
+import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from privmetrics.data.schema import Schema, did_you_mean, infer_schema
+from privmetrics.data.schema import ColumnType, Schema, did_you_mean, infer_schema
 from privmetrics.data.validation import InvalidInputError
 
 COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
@@ -106,8 +108,12 @@ def conform(frame: pd.DataFrame, schema: Schema, name: str) -> pd.DataFrame:
             values = out[col]
             if pd.api.types.is_datetime64_any_dtype(values):
                 values = values.dt.strftime("%Y-%m-%dT%H:%M:%S")
-            elif pd.api.types.is_float_dtype(values) and (values.dropna() % 1 == 0).all():
-                values = values.astype("Int64")  # codes 1, 2 read as 1.0, 2.0 beside a gap
+            elif pd.api.types.is_float_dtype(values):
+                # codes 1, 2 read as 1.0, 2.0 beside a gap: whole numbers as integers, value by
+                # value, so that a few stray values (2001.01) do not recode the others
+                values = values.astype(object).map(
+                    lambda v: str(int(v)) if float(v).is_integer() else str(v), na_action="ignore"
+                )
             text = values.astype(object).map(str, na_action="ignore")
             out[col] = text.where(values.notna(), np.nan).astype(object)
     for col in schema.numerical:
@@ -154,6 +160,30 @@ def as_days(values: pd.Series) -> pd.Series:
     return (dates - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
 
 
+# fewer real rows than this cannot show a column's type: two rows make every column "binary"
+MIN_INFER_ROWS = 10
+
+
+def widen_binaries(schema: Schema, tables: dict[str, pd.DataFrame]) -> Schema:
+    """An inferred binary column (two values in the real table) that another table holds more
+    values of is read as categorical, with a warning naming it: a DP synthesiser can release a
+    value of the declared domain that a sample lacks (Texas ``SEX_CODE``: F, M and U)."""
+    binary = [c for c, kind in schema.columns.items() if kind is ColumnType.BINARY]
+    wider = sorted(
+        c for c in binary
+        if any(t[c].dropna().astype(str).nunique() > 2 for t in tables.values() if c in t)
+    )  # fmt: skip
+    if not wider:
+        return schema
+    warnings.warn(
+        f"column(s) {wider} have two values in the real table and more in another: read as "
+        "categorical (pass --schema to say otherwise)",
+        UserWarning,
+        stacklevel=3,
+    )
+    return replace(schema, columns={**schema.columns, **{c: ColumnType.CATEGORICAL for c in wider}})
+
+
 def resolve_schema(
     real: pd.DataFrame,
     synthetic: pd.DataFrame,
@@ -169,7 +199,12 @@ def resolve_schema(
         )
     inferred = schema is None
     if inferred:
-        schema = infer_schema(real)
+        if len(real) < MIN_INFER_ROWS:
+            raise InvalidInputError(
+                f"the real table has {len(real)} row(s), too few to tell a column's type (at least "
+                f"{MIN_INFER_ROWS}); pass a schema (--schema) or give more rows"
+            )
+        schema = widen_binaries(infer_schema(real), {"synthetic data": synthetic})
     for role, names in (("key", key), ("sensitive", sensitive)):
         absent = [c for c in names or () if c not in real.columns]
         if absent:

@@ -36,6 +36,8 @@ from privmetrics.audit.verdict import decide
 from privmetrics.data.missing import MissingValuesWarning, treat_missing
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError, check_count, validate
+from privmetrics.geometry.encoding import MixedEncoder
+from privmetrics.geometry.neighbours import knn
 from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import select
 from privmetrics.threads import available_cores, limited
@@ -106,6 +108,12 @@ def audit(
     tables = {"real data": conform(real, schema, "real data"),
               "synthetic data": conform(synthetic, schema, "synthetic data")[real.columns]}  # fmt: skip
     if holdout is not None:
+        absent = [c for c in real.columns if c not in holdout.columns]
+        if absent:
+            raise InvalidInputError(
+                f"the holdout lacks column(s) {absent} of the real table: it must have the same "
+                "columns (real rows the generator never saw)"
+            )
         tables["holdout data"] = conform(holdout, schema, "holdout data")[real.columns]
     for name in list(tables)[1:]:
         check_shared_values(tables["real data"], tables[name], schema)
@@ -116,6 +124,8 @@ def audit(
     real, synthetic = (tables[n].reset_index(drop=True) for n in ("real data", "synthetic data"))
     holdout = tables["holdout data"].reset_index(drop=True) if holdout is not None else None
     checks = validate(real, synthetic, schema)
+    for problem in mistakes(real, synthetic, holdout, schema):
+        warnings.warn(problem, UserWarning, stacklevel=2)
     if holdout is not None and abs(len(holdout) - len(synthetic)) > 0.1 * len(synthetic):
         warnings.warn(
             f"the holdout has {len(holdout):,} rows and the release {len(synthetic):,}: a "
@@ -305,6 +315,40 @@ def score_all(pairs: dict[str, Reference], runnable, progress: bool):
                     bar.write(f"release scored in {seconds[name]:.0f} s; {left} reference "
                               f"table(s) to go, about {left * seconds[name]:.0f} s more")  # fmt: skip
     return scores, seconds
+
+
+# a release with fewer rows than this share of the real table's says little about it
+SMALL_RELEASE = 0.1
+# a "release" this much nearer to the holdout than to the "real" table looks like the real data
+SWAPPED = 0.5
+
+
+def mistakes(real: pd.DataFrame, synthetic: pd.DataFrame, holdout, schema) -> list[str]:
+    """What looks like a mistake in the inputs, in words (each a warning, never a refusal): a
+    release under a tenth of the real table's rows; and files that look swapped: the "release"
+    at most half as far from the holdout as from the "real" table (median nearest distances: a
+    real table resembles another sample of its population more than a synthetic one does), or, without a holdout, a "release" larger
+    than the "real" table that holds at least half of its rows exactly."""
+    said = []
+    if len(synthetic) < SMALL_RELEASE * len(real):
+        said.append(f"the release has {len(synthetic):,} rows, under a tenth of the real table's "
+                    f"{len(real):,}: its scores say little about a release of the usual size")  # fmt: skip
+    swapped = ("the files look swapped: check that the first file is the real data and the "
+               "second the release")  # fmt: skip
+    if holdout is not None:
+        encoder = MixedEncoder(schema).fit(real)
+        z = encoder.transform(synthetic)
+        to_real = np.median(knn(z, encoder.transform(real))[0][:, 0])
+        to_holdout = np.median(knn(z, encoder.transform(holdout))[0][:, 0])
+        if to_holdout < SWAPPED * to_real:
+            said.append(f"{swapped} (the release's rows lie nearer to the holdout, median "
+                        f"{to_holdout:.3g}, than to the real table, {to_real:.3g})")  # fmt: skip
+    elif len(synthetic) > len(real):
+        held = real.drop_duplicates().merge(synthetic.drop_duplicates(), how="inner")
+        if len(held) >= 0.5 * len(real.drop_duplicates()):
+            said.append(f"{swapped} (the release is larger than the real table and holds "
+                        f"{len(held):,} of its rows exactly)")  # fmt: skip
+    return said
 
 
 def assemble(scores: dict, specs, reasons: dict[str, str], anchor: str) -> pd.DataFrame:

@@ -55,7 +55,8 @@ ATTACK_VERSIONS = {"membership": membership_version, "attribute": attribute_vers
 
 class GameStore(Database):
     """A game's table in a results database (beside the grid's cells and scores): ``games`` for
-    membership inference, ``attribute_games`` for attribute inference."""
+    membership inference, ``attribute_games`` for attribute inference, ``release_games`` for the
+    whole-release attack."""
 
     def __init__(self, path: str | Path, game: str = "membership"):
         if game not in TABLES:
@@ -66,6 +67,7 @@ class GameStore(Database):
         self.ADDED_COLUMNS = (
             (self.table, "ingredients", "TEXT"),
             (self.table, "attack", "INTEGER"),
+            (self.table, "design", "TEXT"),
         )
         super().__init__(path)
 
