@@ -132,11 +132,42 @@ def test_evidence_finds_the_copied_rows_first(texas):
     real, holdout, shuffled, _, schema = texas
     release = pd.concat([real.iloc[:10], shuffled.iloc[10:]], ignore_index=True)
     assert copied_rows(real, release)[:10].all() and copied_rows(real, shuffled).sum() == 0
-    evidence = quiet(row_evidence, Pair(real, release, schema), Pair(real, holdout, schema))
+    evidence, lines = quiet(row_evidence, Pair(real, release, schema), holdout)
     top = evidence.head(10)
     assert set(top["real row"]) == set(range(10)) and top.copied.all()
     assert (top["distance to release"] == 0).all()
-    assert top["sensitive recovered"].all()  # the copy carries the true values
+    # the CSV carries the row's values and the release row nearest to it
+    first = top.iloc[0]
+    assert all(first[f"real: {c}"] == first[f"release: {c}"] for c in real.columns)
+    assert lines[0].startswith("copied: 10 of 300 real rows (3.3%); holdout rows")
+
+
+def test_a_release_of_new_people_names_no_more_rows_than_chance(texas):
+    """Issue 43: a shuffled release listed 3,461 people "closer than a neighbour". Against a
+    holdout, a release of fresh rows of the same population (another half of the data) and the
+    shuffled one name about the 5% chance gives, and a copy names nearly every row."""
+    real, holdout, shuffled, _, schema = texas
+    population = load_dataset("texas", n=1500, seed=1)[0].iloc[600:900].reset_index(drop=True)
+    for release in (population, shuffled):
+        evidence, lines = quiet(row_evidence, Pair(real, release, schema), holdout)
+        closer = int(evidence["closer than a non-member"].sum())
+        assert closer <= 0.05 * len(real) * 2, (closer, lines[1])  # within twice the chance rate
+        assert "by chance, as a release of new people would: 5%" in lines[1]
+    copy, _ = quiet(row_evidence, Pair(real, real.copy(), schema), holdout)
+    assert copy["closer than a non-member"].sum() >= 0.9 * len(real)
+
+
+def test_a_missing_secret_is_not_recovered_and_the_population_baseline_subtracts(texas):
+    real, holdout, _, _, schema = texas
+    secret = schema.sensitive[0]
+    gappy = real.assign(**{secret: ["(missing)"] * 30 + list(real[secret].iloc[30:])})
+    evidence, lines = quiet(row_evidence, Pair(gappy, gappy.copy(), schema), holdout)
+    assert "30 rows have no secret to recover (a missing value), left out" in lines[2]
+    recovered_rows = set(evidence.loc[evidence["sensitive recovered"], "real row"])
+    assert not recovered_rows & set(range(30))
+    # without a holdout: a count beside its expectation, and no row named for closeness
+    evidence, lines = quiet(row_evidence, Pair(real, real.copy(), schema))
+    assert not evidence["closer than a non-member"].any() and "would put about 50%" in lines[1]
 
 
 def test_the_report_puts_the_verdict_first_and_flags_a_useless_release(texas):

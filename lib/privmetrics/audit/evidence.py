@@ -1,21 +1,29 @@
-"""Row-level evidence: which real people the release exposes, so a steward can see who is at risk.
+"""Row-level evidence: which real people the release exposes, each count beside what a person who
+was never in the data gets, so a steward acts on the excess and not on chance.
 
 Three signals per real row, each one a reason a data protection officer would accept:
 
-* **copied**: the release holds a row equal to it in every column;
-* **closer than a neighbour**: its nearest release row is nearer than its nearest *other* real
-  row, or, with a holdout, nearer than its nearest holdout row (a new person of the same
-  population). The distance is the metrics' mixed space (:mod:`privmetrics.geometry.encoding`),
-  fitted on the real table, so the release and the holdout are measured on one scale;
+* **copied**: the release holds a row equal to it in every column. Baseline: the share of
+  holdout rows (new people of the same population) the release holds too, which twins in the
+  population produce;
+* **closer than a non-member**: its nearest release row, relative to its nearest holdout row, is
+  nearer than for all but :data:`NON_MEMBER_LEVEL` of the holdout rows (each holdout row's nearest
+  release row relative to its nearest real row). An ideal release, one of fresh rows, puts about
+  that share of the real rows there by chance, and the summary says so. Without a holdout no
+  row is named for closeness: the summary gives the count of rows whose nearest release row is
+  nearer than their nearest other real row beside its expectation under a release of fresh rows,
+  n_release / (n_release + n_real - 1), since among the other rows the nearest is then equally
+  likely to be any. Distances are the metrics' mixed space, fitted on the real table;
 * **sensitive recovered**: the release row nearest on the key attributes carries the row's exact
-  sensitive value (every sensitive attribute; numbers within 1% of the column's range) - the
-  attacker of Attribute Inference. With a holdout the same attack is aimed at the holdout rows,
-  and the summary gives both rates: recovering values of people who were never in the data is
-  inference from the population, not disclosure.
+  sensitive value (every sensitive attribute; numbers within 1% of the column's range), the
+  attacker of Attribute Inference. With a holdout, a value that the holdout row nearest on the
+  keys carries too is inference from the population, not disclosure, and is not counted. A
+  secret that is missing (a gap guessed as a gap) is counted apart, never as recovered.
 
 :func:`row_evidence` returns one row per real row with at least one signal (sorted by the number
-of signals, then by how much closer the release row is); :func:`evidence_summary` counts them.
-With sampled targets (``--targets``) the rows checked are the sampled ones.
+of signals, then by how much closer the release row is), with the row's values and those of the
+release row nearest to it, and the summary lines with their baselines. With sampled targets
+(``--targets``) the rows checked are the sampled ones.
 """
 
 from __future__ import annotations
@@ -23,10 +31,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from privmetrics.data.missing import FLAG, MISSING_CATEGORY
+from privmetrics.geometry.encoding import MixedEncoder
+from privmetrics.geometry.neighbours import knn
 from privmetrics.geometry.pair import Pair
 
-SIGNALS = ("copied", "closer than a neighbour", "sensitive recovered")
+SIGNALS = ("copied", "closer than a non-member", "sensitive recovered")
 NUMERIC_MATCH = 0.01  # a recovered number lies within this share of the column's range
+# a real row is closer than a non-member when it is closer than all but this share of them
+NON_MEMBER_LEVEL = 0.05
 
 
 def copied_rows(real: pd.DataFrame, release: pd.DataFrame) -> np.ndarray:
@@ -44,8 +57,7 @@ def recovered(pair: Pair, rows) -> np.ndarray:
     if not schema.key or not schema.sensitive:
         return np.zeros(len(pair.real.iloc[rows]), dtype=bool)
     _, nearest = pair.neighbours("real", "synthetic", 1, "keys")
-    nearest = nearest[:, 0]
-    truth, guess = pair.real.iloc[rows], pair.synthetic.iloc[nearest]
+    truth, guess = pair.real.iloc[rows], pair.synthetic.iloc[nearest[:, 0]]
     hit = np.ones(len(truth), dtype=bool)
     for col in schema.sensitive:
         t, g = truth[col].to_numpy(), guess[col].to_numpy()
@@ -57,45 +69,111 @@ def recovered(pair: Pair, rows) -> np.ndarray:
     return hit
 
 
-def row_evidence(pair: Pair, holdout_pair: Pair | None = None, real_rows=None) -> pd.DataFrame:
-    """The exposed real rows of ``pair`` (release) with their signals; ``holdout_pair`` (real,
-    holdout) makes "closer than a neighbour" mean closer than any holdout row. ``real_rows``: the
-    rows' numbers in the user's file (default: their positions)."""
-    rows = pair.target_rows("real")
-    positions = pair.target_positions("real")
-    to_release = pair.nearest_distance("real", "synthetic")
-    if holdout_pair is not None:
-        to_neighbour, neighbour = holdout_pair.nearest_distance("real", "synthetic"), "holdout"
-    else:
-        to_neighbour, neighbour = pair.nearest_distance("real", "real"), "real"
-    labels = np.asarray(real_rows if real_rows is not None else np.arange(len(pair.real)))
-    table = pd.DataFrame(
-        {
-            "real row": labels[positions],
-            "copied": copied_rows(pair.real.iloc[rows], pair.synthetic),
-            "closer than a neighbour": to_release < to_neighbour,
-            "sensitive recovered": recovered(pair, rows),
-            "distance to release": to_release,
-            f"distance to nearest {neighbour} row": to_neighbour,
-        }
-    )
-    table["signals"] = table[list(SIGNALS)].sum(axis=1)
+def missing_secret(frame: pd.DataFrame, sensitive) -> np.ndarray:
+    """Rows whose sensitive value is a gap: the ``(missing)`` category, or a numerical gap's
+    flag (:mod:`privmetrics.data.missing`)."""
+    gap = np.zeros(len(frame), dtype=bool)
+    for col in sensitive:
+        gap |= frame[col].astype(str).to_numpy() == MISSING_CATEGORY
+        if FLAG.format(col) in frame:
+            gap |= frame[FLAG.format(col)].astype(str).isin(["1", "1.0", "True", "yes"]).to_numpy()
+    return gap
+
+
+def _ratio(near: np.ndarray, scale: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
-        closeness = to_release / np.where(to_neighbour > 0, to_neighbour, np.nan)
-    table = table.assign(_closeness=closeness)[table["signals"] > 0]
-    table = table.sort_values(["signals", "_closeness"], ascending=[False, True], kind="stable")
-    return table.drop(columns="_closeness").reset_index(drop=True)
+        return np.where(
+            scale > 0, near / np.where(scale > 0, scale, 1), np.where(near > 0, np.inf, 0)
+        )
 
 
-def evidence_summary(
-    evidence: pd.DataFrame, checked: int, holdout_recovered: float | None = None
-) -> list[str]:
-    """One line per signal: how many of the ``checked`` real rows carry it."""
+def row_evidence(
+    pair: Pair, holdout: pd.DataFrame | None = None, real_rows=None
+) -> tuple[pd.DataFrame, list[str]]:
+    """The exposed real rows of ``pair`` (real, release), by the module doc's rules, and the
+    summary lines with their baselines; ``holdout``: real rows the generator never saw (the same
+    columns, already prepared as the pair's). ``real_rows``: the rows' numbers in the user's file
+    (default: their positions)."""
+    schema = pair.schema
+    rows, positions = pair.target_rows("real"), pair.target_positions("real")
+    real, release = pair.real.iloc[rows].reset_index(drop=True), pair.synthetic
+    encoder = MixedEncoder(schema).fit(pair.real)
+    everyone, r, z = (
+        encoder.transform(pair.real),
+        encoder.transform(real),
+        encoder.transform(release),
+    )
+    to_release, nearest = (a[:, 0] for a in knn(r, z))
+    copied = copied_rows(real, release)
+    gaps = missing_secret(real, schema.sensitive)
+    guessed = recovered(pair, rows)
     lines = []
-    for signal in SIGNALS:
-        count = int(evidence[signal].sum()) if len(evidence) else 0
-        line = f"{signal}: {count:,} of {checked:,} real rows ({count / max(checked, 1):.1%})"
-        if signal == "sensitive recovered" and holdout_recovered is not None:
-            line += f"; for holdout rows, never in the data: {holdout_recovered:.1%}"
-        lines.append(line)
-    return lines
+    n = len(real)
+    if holdout is not None:
+        h = encoder.transform(holdout)
+        to_holdout = knn(r, h)[0][:, 0]
+        non_member = _ratio(knn(h, z)[0][:, 0], knn(h, everyone)[0][:, 0])
+        cut = float(np.quantile(non_member, NON_MEMBER_LEVEL))
+        closeness = _ratio(to_release, to_holdout)
+        closer = closeness < cut
+        population = recovered(Pair(pair.real, holdout, schema, seed=pair.seed), rows)
+        from_release = guessed & ~gaps & ~population
+        lines += [
+            f"copied: {copied.sum():,} of {n:,} real rows ({copied.mean():.1%}); holdout rows, "
+            f"never in the data, copied too: {copied_rows(holdout, release).mean():.1%}",
+            f"closer than a non-member: {closer.sum():,} of {n:,} real rows ({closer.mean():.1%}); "
+            f"by chance, as a release of new people would: {NON_MEMBER_LEVEL:.0%}",
+        ]
+        recovered_line = (
+            f"sensitive recovered from the release and not from the population: "
+            f"{from_release.sum():,} of {n:,} real rows ({from_release.mean():.1%}); recovered "
+            f"from the release in all {(guessed & ~gaps).mean():.1%}, and for holdout rows, never "
+            f"in the data, {holdout_rate(holdout, release, schema, pair.seed):.1%}"
+        )
+        neighbour = ("distance to nearest holdout row", to_holdout)
+    else:
+        to_other = pair.nearest_distance("real", "real")  # of the target rows, as the pair samples
+        closeness = _ratio(to_release, to_other)
+        closer = np.zeros(n, dtype=bool)  # named only against a holdout
+        expected = len(release) / (len(release) + len(pair.real) - 1)
+        from_release = guessed & ~gaps
+        lines += [
+            f"copied: {copied.sum():,} of {n:,} real rows ({copied.mean():.1%})",
+            f"nearer to a release row than to another real row: {(closeness < 1).sum():,} of "
+            f"{n:,} ({(closeness < 1).mean():.1%}); a release of new people would put about "
+            f"{expected:.0%} there, so only the excess says anything; no row is named without a "
+            "holdout (--holdout)",
+        ]
+        recovered_line = (
+            f"sensitive recovered: {from_release.sum():,} of {n:,} real rows "
+            f"({from_release.mean():.1%}), some of it inference from the population (a holdout "
+            "tells how much)"
+        )
+        neighbour = ("distance to nearest other real row", to_other)
+    if gaps.any():
+        recovered_line += (
+            f"; {gaps.sum():,} rows have no secret to recover (a missing value), left out"
+        )
+    lines.append(recovered_line)
+    labels = np.asarray(real_rows if real_rows is not None else np.arange(len(pair.real)))
+    table = pd.DataFrame({
+        "real row": labels[positions], "copied": copied, "closer than a non-member": closer,
+        "sensitive recovered": from_release, "distance to release": to_release,
+        neighbour[0]: neighbour[1], "release row": nearest,
+    })  # fmt: skip
+    table["signals"] = table[list(SIGNALS)].sum(axis=1)
+    values = real.add_prefix("real: ").join(
+        release.iloc[nearest].reset_index(drop=True).add_prefix("release: ")
+    )
+    table = pd.concat([table, values], axis=1).assign(_closeness=closeness)
+    table = table[table["signals"] > 0]
+    table = table.sort_values(["signals", "_closeness"], ascending=[False, True], kind="stable")
+    return table.drop(columns="_closeness").reset_index(drop=True), lines
+
+
+def holdout_rate(holdout: pd.DataFrame, release: pd.DataFrame, schema, seed: int) -> float:
+    """The share of holdout rows whose sensitive values the attack recovers from the release."""
+    aimed = Pair(holdout, release, schema, seed=seed, name="holdout")
+    gaps = missing_secret(holdout, schema.sensitive)
+    hit = recovered(aimed, slice(None))
+    return float(hit[~gaps].mean()) if (~gaps).any() else 0.0

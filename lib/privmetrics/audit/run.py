@@ -20,7 +20,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from privmetrics.audit.cost import estimate, say
-from privmetrics.audit.evidence import evidence_summary, recovered, row_evidence
+from privmetrics.audit.evidence import row_evidence
 from privmetrics.audit.files import check_shared_values, conform, resolve_schema
 from privmetrics.audit.positions import (
     RANDOM_RUNS,
@@ -157,20 +157,14 @@ def audit(
     # the panel's pairs: a sampled pair holds every row too (only its searches are sampled)
     named = {"release": "release", "Holdout": "Holdout", "Random": "Random 1"}
     references = {label: pairs[key].scored for label, key in named.items() if key in pairs}
-    holdout_pair = pairs["Holdout"].pair if "Holdout" in pairs else None
     with limited(available_cores()):
         panel = utility_panel(references)
-        evidence = row_evidence(release, holdout_pair, real_rows)
-        holdout_rate = None
-        if holdout is not None and schema.key and schema.sensitive:
-            aimed = Pair(holdout, synthetic, schema, seed=seed, name="holdout")
-            holdout_rate = float(recovered(aimed, slice(None)).mean())
+        evidence, evidence_lines = row_evidence(release, holdout, real_rows)
     split = holdout_problem(panel)
     verdict = decide(table, anchor, looks_useless(panel))
     if split:
         warnings.warn(split, UserWarning, stacklevel=2)
         verdict.headline += f" Caution: {split}."
-    checked = len(release.target_positions("real"))
     return AuditReport(
         table=table,
         schema=schema,
@@ -187,7 +181,7 @@ def audit(
         + ([f"scores from {targets:,} random target rows of each table"] if targets else []),
         verdict=verdict,
         evidence=evidence,
-        evidence_lines=evidence_summary(evidence, checked, holdout_rate),
+        evidence_lines=evidence_lines,
         utility=panel,
         costs=seconds,
         anchor=anchor,

@@ -60,7 +60,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", help="also write the whole report as JSON here")
     parser.add_argument(
         "--evidence",
-        help="write the exposed real rows (copied, closer than a neighbour, "
+        help="write the exposed real rows (copied, closer than a non-member, "
         "sensitive value recovered) as CSV here",
     )
     parser.add_argument(
