@@ -12,6 +12,7 @@ from privmetrics.experiments import game_analysis as A
 from privmetrics.experiments import game_store as S
 from privmetrics.experiments import games as G
 from privmetrics.experiments.profiles import get_profile
+from privmetrics.experiments.store import StoreError
 
 SMOKE = get_profile("smoke")
 
@@ -164,3 +165,30 @@ def test_a_store_from_before_the_design_column_takes_new_games(tmp_path):
     before = path.read_bytes()
     S.GameStore(path)  # opening a current store writes nothing
     assert path.read_bytes() == before
+
+
+def test_a_store_that_refuses_a_play_leaves_no_worker_computing(tmp_path, monkeypatch):
+    """The games' driver raised on its store's first write and its two joblib workers went on
+    computing, for 25 minutes: now they are stopped before the error reaches the caller."""
+    import time
+
+    import psutil
+
+    def refuse(self, rows):
+        raise StoreError("refused")
+
+    monkeypatch.setattr(S.GameStore, "add", refuse)
+    with pytest.raises(StoreError, match="refused"):
+        G.run_games(SMOKE, datasets=["texas", "flchain"], store=S.GameStore(tmp_path / "s.sqlite"),
+                    n_jobs=2, progress=False)  # fmt: skip
+    time.sleep(0.5)
+
+    def computing(process) -> bool:
+        try:
+            return process.status() != psutil.STATUS_ZOMBIE and "loky" in " ".join(
+                process.cmdline()
+            )
+        except psutil.Error:  # ended meanwhile
+            return False
+
+    assert [p for p in psutil.Process().children(recursive=True) if computing(p)] == []

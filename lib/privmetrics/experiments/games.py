@@ -44,7 +44,7 @@ from privmetrics.experiments.game_store import (
 )
 from privmetrics.experiments.grid import Configuration, paper_configurations
 from privmetrics.experiments.profiles import Profile
-from privmetrics.experiments.runner import TECHNIQUE_COST, results_path, workers
+from privmetrics.experiments.runner import TECHNIQUE_COST, results_path, stop_workers, workers
 from privmetrics.experiments.store import missing_note
 from privmetrics.synthesisers.cache import code_fingerprint
 
@@ -146,9 +146,14 @@ def run_games(
 
             keys = [f"game-{t[0]}-{t[1].label}-{profile.name}" for t in tasks]
             plays = compute_on(client, play_configuration, tasks, keys)
-        for rows in tqdm(plays, total=len(tasks), desc="attack games", disable=not progress):
-            for g, part in rows.items():  # each play kept as it finishes
-                stores[g].add(part)
+        try:
+            for rows in tqdm(plays, total=len(tasks), desc="attack games", disable=not progress):
+                for g, part in rows.items():  # each play kept as it finishes
+                    stores[g].add(part)
+        except BaseException:
+            if client is None:
+                stop_workers()
+            raise
     games = store.games(profile)
     keep = [
         (d, k, int(t)) in chosen

@@ -144,6 +144,21 @@ def workers(n_jobs: int) -> Parallel:
     return Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
 
 
+def stop_workers() -> None:
+    """Kill this process's joblib (loky) worker processes. When the loop that writes their
+    results raises (a store that refuses a row), joblib shuts its executor but leaves the workers
+    computing, and the process waits for them: a games run whose store refused its first play
+    kept two cores busy for 25 minutes. The runner and the games call this before they re-raise."""
+    import psutil
+
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if "loky" in " ".join(child.cmdline()):
+                child.kill()
+        except psutil.Error:  # ended meanwhile
+            continue
+
+
 # techniques that train with torch: torch must be imported before a cell's thread cap is set, or
 # the first such cell of a worker trains on every core and the next ones on their share, and
 # their tables differ (torch adds in another order)
@@ -301,16 +316,21 @@ class _Run:
             labels = [f"cell-{c.dataset}-{c.config.label}-{c.run}" for c in ordered]
             results = compute_on(self.client, compute_cell, tasks, labels)
         written = 0
-        for record, scores in tqdm(
-            results, total=len(cells), desc=f"grid ({self.settings.name})",
-            disable=not self.progress,
-        ):  # fmt: skip
-            replace = (record["dataset"], record["config"], record["run"]) in self.stale
-            self.store.write_cell(
-                {**record, "commit_id": commit}, scores, replace=replace, session=self.session,
-                wall_seconds=time.perf_counter() - self.start,
-            )  # fmt: skip
-            written += 1
+        try:
+            for record, scores in tqdm(
+                results, total=len(cells), desc=f"grid ({self.settings.name})",
+                disable=not self.progress,
+            ):  # fmt: skip
+                replace = (record["dataset"], record["config"], record["run"]) in self.stale
+                self.store.write_cell(
+                    {**record, "commit_id": commit}, scores, replace=replace, session=self.session,
+                    wall_seconds=time.perf_counter() - self.start,
+                )  # fmt: skip
+                written += 1
+        except BaseException:
+            if self.client is None:
+                stop_workers()
+            raise
         return written
 
 
