@@ -190,6 +190,31 @@ def test_the_report_puts_the_verdict_first_and_flags_a_useless_release(texas):
     assert data["verdict"]["level"] == useless.verdict.level and data["lower end"] == "holdout"
 
 
+def test_the_report_reads_plainly(texas, capsys):
+    """Issue 43: a green box for a low risk, "uninformative" rather than "not run", formulas
+    without the code's notes, the columns of the user's files, and nothing printed by the API."""
+    from privmetrics.audit.report import LEVEL_COLOURS, plain_formula
+
+    real, holdout, shuffled, _, schema = texas
+    gappy = real.assign(LENGTH_OF_STAY=real.LENGTH_OF_STAY.where(real.index % 7 > 0))
+    report = quiet(audit, gappy, shuffled, random_runs=2, report=True, holdout=holdout,
+                   metrics=["DCR", "CGeneralizedCAP", "PPrivacy"])  # fmt: skip
+    assert capsys.readouterr().out == ""  # the inferred schema is the command's to print
+    page = report.to_html()
+    assert f"solid {LEVEL_COLOURS[report.verdict.level]}" in page
+    assert (
+        report.verdict.level == "low risk"
+        and LEVEL_COLOURS["low risk"] != LEVEL_COLOURS["high risk"]
+    )
+    assert (
+        f"real rows x columns</th><td>{len(real)} x {real.shape[1]}</td>" in page
+    )  # no flag columns
+    cap = plain_formula(get_metric("CGeneralizedCAP").doc)
+    assert "erratum" not in cap and "`" not in cap and "TILE" not in cap and "Algorithm 3" in cap
+    uninformative = report.table[report.table.position.isna() & report.table.score.notna()]
+    assert uninformative.empty or "<td>uninformative</td>" in page
+
+
 def test_sharing_the_real_side_changes_no_score(texas):
     real, holdout, shuffled, _, schema = texas
     first = quiet(Pair, real, holdout, schema)

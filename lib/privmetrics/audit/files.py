@@ -190,6 +190,7 @@ def resolve_schema(
     schema: Schema | None,
     key: list[str] | None,
     sensitive: list[str] | None,
+    holdout: pd.DataFrame | None = None,
 ) -> tuple[Schema, bool]:
     """The schema to use and whether it was inferred; roles from the arguments override the schema's."""
     differ = sorted(set(real.columns) ^ set(synthetic.columns))
@@ -204,7 +205,11 @@ def resolve_schema(
                 f"the real table has {len(real)} row(s), too few to tell a column's type (at least "
                 f"{MIN_INFER_ROWS}); pass a schema (--schema) or give more rows"
             )
-        schema = widen_binaries(infer_schema(real), {"synthetic data": synthetic})
+        others = {
+            "synthetic data": synthetic,
+            **({"holdout": holdout} if holdout is not None else {}),
+        }
+        schema = widen_binaries(infer_schema(real), others)
     for role, names in (("key", key), ("sensitive", sensitive)):
         absent = [c for c in names or () if c not in real.columns]
         if absent:

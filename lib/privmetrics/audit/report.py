@@ -13,6 +13,7 @@ import html
 import io
 import json
 import platform
+import re
 from dataclasses import dataclass, field
 from importlib.metadata import version
 
@@ -24,6 +25,26 @@ from privmetrics.data.schema import Schema
 from privmetrics.prose import markdown
 
 EVIDENCE_SHOWN = 10  # exposed rows in the page; the CSV has them all
+# the verdict box's colour by level: a low risk is not drawn as an alarm
+LEVEL_COLOURS = {"high risk": "#b22222", "some risk": "#d98000", "low risk": "#2e8b57",
+                 "cannot tell": "#888888"}  # fmt: skip
+# what a steward does not need in a formula: the code's internal notes
+INTERNAL = (
+    re.compile(r"\s*\((?:[^()]*;\s*)?erratum [A-Z]{2}-\d+\)"),
+    re.compile(r"\berratum [A-Z]{2}-\d+[;,]?\s*"),
+)
+
+
+def plain_formula(doc: str) -> str:
+    """A metric's docstring as a steward reads it: no Sphinx markup, no backticks, no erratum
+    ids, no sentence about the code's internals (its constants, batches and tiles)."""
+    text = markdown(doc).replace("`", "")
+    for pattern in INTERNAL:
+        text = pattern.sub("", text)
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    internals = r"\b[A-Z]{3,}\b at a time|\bbatch(es)?\b|\btiles?\b|dense product|sparse one"
+    kept = [s for s in sentences if not re.search(internals, s)]
+    return " ".join(kept)
 
 
 @dataclass
@@ -108,10 +129,11 @@ def position_chart(table: pd.DataFrame, anchor: str) -> str:
             xerr=[np.clip(np.abs(where - low), 0, 1), np.clip(np.abs(high - where), 0, 1)],
             capsize=3)  # fmt: skip
     for row, (value, end) in enumerate(zip(where, drawn, strict=True)):
-        # the position in words at the bar's end; beyond the axis the bar stops at its edge
+        # the position at the bar's right end (right of zero for a bar to the left), so it never
+        # covers a metric's name; beyond the axis the bar stops at its edge and says so
         beyond = value < left or value > right
-        ax.text(end + (0.02 if end >= 0 else -0.02), row, percent(value) + (" (off the axis)" if beyond else ""),
-                va="center", ha="left" if end >= 0 else "right", fontsize=8)  # fmt: skip
+        ax.text(max(end, 0) + 0.02, row, percent(value) + (" (off the axis)" if beyond else ""),
+                va="center", ha="left", fontsize=8)  # fmt: skip
     ax.axvline(0, color="black", lw=0.6)
     ax.set_yticks(y, shown.metric)
     ax.set_xlim(left - 0.5, right + 0.1)
@@ -138,11 +160,15 @@ def _table_html(table: pd.DataFrame) -> str:
         cells = []
         for col, value in row.items():
             if col == "reading":
-                doc = markdown(get_metric(row.metric).doc)  # no Sphinx roles in the page
+                doc = plain_formula(get_metric(row.metric).doc)
                 cells.append(f"<td>{html.escape(str(value))}<details><summary>formula</summary>"
                              f"<pre>{html.escape(doc)}</pre></details></td>")  # fmt: skip
+            elif isinstance(value, float) and np.isnan(value):
+                # a position of a metric whose references score alike; a score never computed
+                said = "uninformative" if str(col).startswith("position") else "not run"
+                cells.append(f"<td>{said}</td>")
             elif isinstance(value, float):
-                cells.append(f"<td>{'not run' if np.isnan(value) else f'{value:.3f}'}</td>")
+                cells.append(f"<td>{value:.3f}</td>")
             else:
                 cells.append(f"<td>{html.escape(str(value))}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
@@ -185,7 +211,7 @@ def render_html(report: AuditReport, sources: dict[str, str]) -> str:
 <html><head><meta charset="utf-8"><title>privmetrics audit</title>
 <style>body{{font-family:sans-serif;max-width:64em;margin:2em auto}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}}
-dt{{font-weight:bold;margin-top:.6em}}.verdict{{font-size:1.15em;padding:.6em;border-left:.4em solid #b22}}
+dt{{font-weight:bold;margin-top:.6em}}.verdict{{font-size:1.15em;padding:.6em;border-left:.4em solid {LEVEL_COLOURS.get(verdict.level, "#888")}}}
 details pre{{white-space:pre-wrap;font-size:.8em}}</style>
 </head><body>
 <h1>Privacy audit of a synthetic table</h1>

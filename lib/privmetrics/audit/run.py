@@ -103,7 +103,10 @@ def audit(
     check_count("random_runs", random_runs)
     if targets is not None:
         check_count("targets", targets)
-    schema, inferred = resolve_schema(real, synthetic, schema, key, sensitive)
+    # the tables as the user's files have them (missing-value flags add columns below)
+    shapes = {"real": real.shape, "synthetic": synthetic.shape,
+              **({"holdout": holdout.shape} if holdout is not None else {})}  # fmt: skip
+    schema, inferred = resolve_schema(real, synthetic, schema, key, sensitive, holdout)
     given = schema
     tables = {"real data": conform(real, schema, "real data"),
               "synthetic data": conform(synthetic, schema, "synthetic data")[real.columns]}  # fmt: skip
@@ -134,7 +137,7 @@ def audit(
             UserWarning,
             stacklevel=2,
         )
-    if inferred:  # after every check, so that an error is the first thing a user reads
+    if inferred and progress:  # the command says it after every check, before the work
         print("inferred schema (save it, correct it and pass it back with --schema / schema=):")
         print(given.to_yaml(), end="")
     pairs = reference_pairs(real, synthetic, holdout, schema, seed, targets,
@@ -170,11 +173,7 @@ def audit(
         schema=schema,
         schema_inferred=inferred,
         seconds=time.perf_counter() - start,
-        shapes={
-            "real": real.shape,
-            "synthetic": synthetic.shape,
-            **({"holdout": holdout.shape} if holdout is not None else {}),
-        },  # fmt: skip
+        shapes=shapes,
         remarks=([] if checks.ok else [str(checks)])
         + ([str(gaps)] if gaps.any else [])
         + ([split] if split else [])
