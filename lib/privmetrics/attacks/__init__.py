@@ -6,9 +6,13 @@ machinery shared by the metrics and the ALC) and ``membership`` (the member/non-
 the membership measures).
 
 ``dp_audit``: the membership game against one worst-case target on a fixed pair of neighbouring
-tables, with a Clopper-Pearson lower bound on the epsilon the releases actually show.
-``membership_game``: shadow-model membership inference (Stadler et al.), the attacker knowing a
-reference sample of the population, with random and vulnerable targets (Meeus et al.).
+tables, with a Clopper-Pearson lower bound on the epsilon the releases actually show and the
+Gaussian-DP reading of its trade-off curve. ``membership_game``: shadow-model membership
+inference (Stadler et al.), its features and statistics, with random and vulnerable targets
+(Meeus et al.); ``attribute_game``: attribute inference as a game; ``whole_release``: the
+shadow-free attack over every training row of a release (DOMIAS's density ratio, distances);
+``one_run``: all three played for a whole set of targets on shared releases (one fit serves
+every target).
 
 May import ``threads``, ``data``, ``geometry`` and ``synthesisers``; ``metrics``, the
 experiments, the audit and the compendium import from here, never the reverse.
