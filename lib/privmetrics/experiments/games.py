@@ -49,6 +49,17 @@ from privmetrics.experiments.store import missing_note
 from privmetrics.synthesisers.cache import code_fingerprint
 
 
+def compact(ingredients: dict[str, np.ndarray]) -> dict[str, list]:
+    """The per-release ingredients as the store keeps them: counts as integers, distances to four
+    significant digits (the per-record analysis ranks them; full precision made the shipped
+    paper store several megabytes larger)."""
+    return {
+        name: (np.asarray(v).astype(int).tolist() if name in ("hit", "class")
+               else [float(f"{x:.4g}") for x in v])
+        for name, v in ingredients.items()
+    }  # fmt: skip
+
+
 def play_configuration(
     dataset: str, config: Configuration, params: dict, targets: dict[str, list[int]],
     population: pd.DataFrame, schema, settings: dict,
@@ -64,7 +75,7 @@ def play_configuration(
     outcomes = {
         "membership": [
             (r.target, r.kind, r.scores.tolist(), r.truth.tolist(),
-             json.dumps({k: v.tolist() for k, v in r.ingredients.items()}))
+             json.dumps(compact(r.ingredients)))
             for r in played.membership
         ],
         "attribute": [
