@@ -192,3 +192,20 @@ def test_a_store_that_refuses_a_play_leaves_no_worker_computing(tmp_path, monkey
             return False
 
     assert [p for p in psutil.Process().children(recursive=True) if computing(p)] == []
+
+
+def test_the_bulky_columns_are_stored_packed_and_read_back_as_text(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "s.sqlite"
+    games = G.run_games(SMOKE, datasets=["texas"], techniques=("real",), store=S.GameStore(path),
+                        n_jobs=1, progress=False)  # fmt: skip
+    raw = (
+        sqlite3.connect(path)
+        .execute("SELECT scores, truth, ingredients, design FROM games")
+        .fetchone()
+    )
+    assert all(isinstance(v, bytes) for v in raw)
+    assert json.loads(games.scores.iloc[0]) == json.loads(S.unpacked(raw[0]))
+    # text stored before the packing reads as it is
+    assert S.unpacked("[1, 2]") == "[1, 2]" and S.unpacked(S.packed("[1, 2]")) == "[1, 2]"

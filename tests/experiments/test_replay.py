@@ -43,17 +43,18 @@ def test_replayed_games_are_identical_and_an_edited_outcome_is_found(store, tmp_
     assert f"{everything} games regenerated from scratch: {everything} identical" in text
     assert "`make verify-games` records one" in to_markdown(tmp_path / "none.json", "games")
 
-    with sqlite3.connect(
-        store
-    ) as conn:  # Real's first membership score off, Random's baseline flipped
-        for key, scores in conn.execute(
-            "SELECT rowid, scores FROM games WHERE config = 'Real'"
-        ).fetchall():
-            edited = json.loads(scores)
-            edited[0] += 1e-6
-            conn.execute("UPDATE games SET scores = ? WHERE rowid = ?", (json.dumps(edited), key))
-        conn.execute("UPDATE attribute_games SET truth = '[' || (1 - substr(truth, 2, 1)) || ']' "
-                     "WHERE config = 'Random'")  # fmt: skip
+    # Real's first membership score off, Random's baseline flipped (the stored JSON is packed)
+    with sqlite3.connect(store) as conn:
+        for table, config, edit in (("games", "Real", lambda v: [v[0] + 1e-6, *v[1:]]),
+                                    ("attribute_games", "Random", lambda v: [1 - v[0]])):  # fmt: skip
+            column = "scores" if table == "games" else "truth"
+            for key, value in conn.execute(
+                f"SELECT rowid, {column} FROM {table} WHERE config = ?", (config,)
+            ).fetchall():
+                edited = json.dumps(edit(json.loads(S.unpacked(value))))
+                conn.execute(
+                    f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (S.packed(edited), key)
+                )
     again = replay_games(SMOKE, path=store, sample=everything, n_jobs=1, progress=False)
     wrong = again[again.verdict == "DIFFERENT"]
     assert set(zip(wrong.game, wrong.config, strict=True)) == {
