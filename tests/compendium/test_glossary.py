@@ -80,3 +80,35 @@ def test_the_famd_metrics_are_those_that_search_in_famd():
 def test_the_epsilons_are_the_grids():
     stated = re.search(r"\\in \\\{([^}]*)\\\}", glossary()["Epsilon"]).group(1)
     assert [float(x) for x in stated.split(",")] == list(EPSILONS)
+
+
+# technical terms a chapter may use only when the glossary defines them (issue 45, item 4)
+TERMS_USED = {
+    "AUC": r"\bAUC\b",
+    "Shadow model": r"\bshadow\b",
+    "Permutation test": r"\bpermutation test",
+}
+
+
+def chapter_texts() -> dict[str, str]:
+    import json
+
+    root = checkout_root()
+    texts = {
+        p.name: p.read_text() for p in root.joinpath("book").glob("*.md") if p.name != "glossary.md"
+    }
+    for nb in root.joinpath("notebooks").glob("*.ipynb"):
+        cells = json.loads(nb.read_text())["cells"]
+        texts[nb.name] = "\n".join(
+            "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+        )
+    return texts
+
+
+@pytest.mark.parametrize("term", sorted(TERMS_USED))
+def test_a_term_the_chapters_use_is_defined(term):
+    users = [
+        name for name, text in chapter_texts().items() if re.search(TERMS_USED[term], text, re.I)
+    ]
+    assert users, f"no chapter uses {term!r}: drop it from TERMS_USED"
+    assert term in glossary(), f"{term} is used in {users} but the glossary does not define it"
