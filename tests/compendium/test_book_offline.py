@@ -80,6 +80,29 @@ def test_the_student_edition_keeps_the_exercises_and_drops_every_solution(built,
     pages = {p.name: p.read_text() for p in (student / "book" / "generated").glob("*.html")}
     assert "Exercise 1." in pages["exp11.html"] and STUDENT_NOTE[1:40] in pages["exp11.html"]
     assert [name for name, text in pages.items() if ">Solution<" in text or solution in text] == []
+    # issue 45: no sentence of the student edition speaks of solutions or tutors
+    every_page = {p.relative_to(student).as_posix(): p.read_text() for p in student.rglob("*.html")}
+    said = {
+        name: mentions_of(r"\b(solutions?|tutors?)\b", text) for name, text in every_page.items()
+    }
+    assert {name: found for name, found in said.items() if found} == {}
+    full_teaching = visible_text((built.parent / "book" / "teaching.html").read_text())
+    assert "tutor" in full_teaching  # the full edition keeps the passage the student one drops
+
+
+def visible_text(html: str) -> str:
+    """A page's words as a reader sees them: no scripts, styles or markup."""
+    import re
+
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S | re.I)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def mentions_of(pattern: str, html: str) -> list[str]:
+    import re
+
+    text = visible_text(html)
+    return [text[max(0, m.start() - 40) : m.end() + 40] for m in re.finditer(pattern, text, re.I)]
 
 
 def test_study_time_is_computed_from_the_chapter_by_hand():

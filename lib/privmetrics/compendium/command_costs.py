@@ -25,7 +25,7 @@ MAIN = [
 ]
 OTHERS = [
     ("make reproduce PROFILE=paper", "the paper edition, from the shipped results store"),
-    ("make book-student", "the student edition: the exercises without their solutions"),
+    ("make book-student", "the student edition: chapters and exercises, no answers"),
 ]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
 import shutil
 import subprocess
 import sys
@@ -183,33 +184,40 @@ def stage_unexecuted(target: Path) -> Path:
     return target
 
 
-STUDENT_NOTE = (
-    "*Student edition: the solutions of the exercises below are left out; the full edition "
-    '(`make reproduce`) has them behind toggles labelled "Solution".*'
-)
+STUDENT_NOTE = "*Student edition: work each exercise out from the results above.*"
+# text for the full edition only (how solutions are shown, advice to tutors), dropped from the
+# student edition: in a notebook's Markdown or a book page, between these two comments
+FULL_ONLY = re.compile(r"<!-- full edition -->.*?<!-- end full edition -->\n?", re.S)
+
+
+def for_students(text: str) -> str:
+    """``text`` without its full-edition passages (:data:`FULL_ONLY`)."""
+    return FULL_ONLY.sub("", text)
 
 
 def without_solutions(path: Path) -> int:
-    """Remove every ``solution`` cell (code and output) from the notebook at ``path``, and say so
-    above its exercises; the number of cells removed."""
+    """Remove every ``solution`` cell (code and output) and every full-edition passage from the
+    notebook at ``path``, and say so above its exercises; the number of cells removed."""
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
     kept = [c for c in notebook.cells if "solution" not in c.metadata.get("tags", [])]
     removed = len(notebook.cells) - len(kept)
-    if removed:
-        for cell in kept:
-            if cell.cell_type == "markdown" and cell.source.startswith("## Exercises"):
+    for cell in kept:
+        if cell.cell_type == "markdown":
+            cell.source = for_students(cell.source)
+            if removed and cell.source.startswith("## Exercises"):
                 cell.source += "\n\n" + STUDENT_NOTE
-        notebook.cells = kept
-        nbformat.write(notebook, path)
+    notebook.cells = kept
+    nbformat.write(notebook, path)
     return removed
 
 
 def stage_student(target: Path, generated: Path | None = None) -> Path:
     """The book's sources copied to ``target`` with the notebooks of ``generated`` (default: the
-    executed ones in ``book/generated``) stripped of their solutions: the student edition, the
-    same pages and results with the exercises and without any solution code or output."""
+    executed ones in ``book/generated``) stripped of their solutions, and every page of its
+    full-edition passages: the student edition, the same pages and results with the exercises
+    and no solution code, output or sentence about solutions."""
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
@@ -217,6 +225,8 @@ def stage_student(target: Path, generated: Path | None = None) -> Path:
     shutil.copytree(generated or root / "book" / "generated", target / "book" / "generated")
     for notebook in (target / "book" / "generated").glob("*.ipynb"):
         without_solutions(notebook)
+    for page in (target / "book").rglob("*.md"):
+        page.write_text(for_students(page.read_text()))
     return target
 
 
