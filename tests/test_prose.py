@@ -27,3 +27,22 @@ def test_the_docstrings_the_chapters_show_render_without_markup():
     leaks = [m.group(0) for doc in shown for m in LEAK.finditer(markdown(doc))]
     assert not leaks, leaks[:5]
     assert any(LEAK.search(doc) for doc in shown)  # there was markup to remove
+
+
+def test_settings_read_as_a_person_writes_them():
+    import math
+
+    from privmetrics.prose import settings
+
+    assert settings({"log_base": math.e, "tau": 0.9, "attack": "brm", "k": 3}) == (
+        "log_base=e, tau=0.9, attack='brm', k=3"
+    )
+    assert settings({"threshold": 1 / 3}) == "threshold=0.3333"
+
+
+def test_every_metric_summary_is_a_whole_sentence():
+    from privmetrics.metrics import REGISTRY
+
+    cut = {name: spec.summary[-40:] for name, spec in REGISTRY.items()
+           if not spec.summary.rstrip().endswith((".", ")"))}  # fmt: skip
+    assert cut == {}

@@ -14,6 +14,7 @@ page as text (``:func:`sensitivity```), so :func:`markdown` rewrites it:
 from __future__ import annotations
 
 import inspect
+import math
 import re
 
 ROLE = re.compile(r":(?:py:)?(?:func|class|mod|meth|data|attr|term|obj|exc):`([^`]+)`")
@@ -32,3 +33,17 @@ def markdown(doc: str) -> str:
     text = inspect.cleandoc(doc)
     text = ROLE.sub(lambda m: f"`{_target(m.group(1))}`", text)
     return LITERAL.sub(r"`\1`", text)
+
+
+def setting(value) -> str:
+    """One setting's value as a reader writes it: floats to 4 significant digits, Euler's number
+    as ``e`` (not ``2.718281828459045``), anything else as its ``repr``."""
+    if isinstance(value, float) and math.isclose(value, math.e):
+        return "e"
+    return format(value, ".4g") if isinstance(value, float) else repr(value)
+
+
+def settings(params: dict) -> str:
+    """Keyword settings as a reader writes them: ``{"log_base": math.e, "tau": 0.9}`` as
+    ``log_base=e, tau=0.9`` (each value by :func:`setting`)."""
+    return ", ".join(f"{key}={setting(value)}" for key, value in params.items())

@@ -155,3 +155,25 @@ def test_the_reviewers_map_lists_every_paper_result_with_a_command_that_names_it
     assert "not timed here" in table  # exp12 has no step in this report
     page = (built.parent / "book" / "sources.html").read_text()
     assert "Where each result comes from" in page and "Figure 5" in page
+
+
+def test_the_check_sees_a_raw_markdown_table_and_a_full_precision_float():
+    from privmetrics.compendium.bookcheck import text_problems
+
+    raw = "<p>| metric | type |\n|\u2014|\u2014|\n| DCR | distance |</p><p>log_base=2.718281828459045</p>"
+    assert text_problems(raw) == [
+        "a Markdown table left as raw text", "floats at full precision ['2.718281828459045']",
+    ]  # fmt: skip
+    rendered = (
+        "<table><tr><th>metric</th></tr><tr><td>DCR</td></tr></table><p>log_base=e, 0.304</p>"
+    )
+    assert text_problems(rendered) == []
+
+
+def test_notebook_markdown_outputs_are_read_as_myst_which_has_tables():
+    import yaml
+
+    from privmetrics.paths import checkout_root
+
+    config = yaml.safe_load((checkout_root() / "_config.yml").read_text())
+    assert config["sphinx"]["config"]["nb_render_markdown_format"] == "myst"

@@ -45,16 +45,27 @@ _QUIET_FLAGS = [
 _ROLE = re.compile(r":(?:func|class|mod|meth|data|attr|term|ref|cite|py:\w+):`")
 _LISTINGS = re.compile(r"<(pre|script|style|code)\b.*?</\1>", re.S | re.I)
 _NAN_CELL = re.compile(r"<td[^>]*>\s*(?:NaN|nan|None|<NA>)\s*</td>")
+# a Markdown table that was not rendered: its delimiter row left as text in an HTML paragraph
+# (smart quotes turn --- into an em dash, so both)
+_RAW_TABLE = re.compile(r"<p\b[^>]*>(?:(?!</p>).)*?\|\s*:?(?:-{3,}|\u2014+)\s*:?\|", re.S)
+# a float printed at full precision in prose or a table cell, e.g. 2.718281828459045
+_FULL_FLOAT = re.compile(r"(?<![\w.])\d+\.\d{10,}(?![\w.])")
 
 
 def text_problems(source: str) -> list[str]:
     """Raw markup in a page's HTML, outside code listings and cell outputs (``<pre>``,
-    ``<code>``, scripts): unrendered Sphinx roles, doubled backticks, and table cells reading
-    NaN, None or <NA> (a missing value should read as a word or a dash)."""
+    ``<code>``, scripts): unrendered Sphinx roles, doubled backticks, a Markdown table left as
+    text, floats at full precision (``2.718281828459045``), and table cells reading NaN, None or
+    <NA> (a missing value should read as a word or a dash)."""
     text = _LISTINGS.sub(" ", source)
     found = [f"raw role {m}" for m in sorted(set(_ROLE.findall(text)))]
     if "``" in text:
         found.append("doubled backticks")
+    if _RAW_TABLE.search(text):
+        found.append("a Markdown table left as raw text")
+    floats = sorted(set(_FULL_FLOAT.findall(text)))
+    if floats:
+        found.append(f"floats at full precision {floats[:3]}")
     cells = _NAN_CELL.findall(source)
     if cells:
         found.append(

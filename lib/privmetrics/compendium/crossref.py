@@ -13,6 +13,7 @@ import yaml
 from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import REGISTRY, select
 from privmetrics.paths import resource
+from privmetrics.prose import settings
 
 CROSSREF = resource("paper", "priveval.yml")
 
@@ -50,9 +51,7 @@ def crossref_table() -> pd.DataFrame:
                 "PrivEval definition": entry["definition"],
                 "differences": "; ".join(entry["differences"]) or "-",
                 "default": entry["default"],
-                "PrivEval option": ", ".join(f"{k}={v!r}" for k, v in option.items())
-                if option
-                else "-",
+                "PrivEval option": settings(option) if option else "-",
                 "why": entry.get("why", ""),
             }
         )
@@ -74,7 +73,7 @@ def option_effects(real: pd.DataFrame, synthetic: pd.DataFrame, schema, seed: in
         rows.append(
             {
                 "metric": name,
-                "option": ", ".join(f"{k}={v!r}" for k, v in option.items()),
+                "option": settings(option),
                 "default": default,
                 "PrivEval": other,
                 "difference": other - default,

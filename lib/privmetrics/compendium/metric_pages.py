@@ -30,7 +30,7 @@ from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import REGISTRY, VARIANTS
 from privmetrics.metrics.distributions import _frequencies
 from privmetrics.metrics.reconstruction import _key_and_secret_codes
-from privmetrics.prose import markdown
+from privmetrics.prose import markdown, setting, settings
 
 SPACES = {
     "mixed": "the shared mixed space (one-hot categories, numbers scaled by their real range)",
@@ -216,7 +216,9 @@ def page(name: str, position: int) -> str:
         "",
     ]
     described = entry.get("parameters") or {}
-    lines += [f"- `{p}` = `{v!r}`: {described[p]}" for p, v in spec.params.items()] or ["None."]
+    lines += [f"- `{p}` = `{setting(v)}`: {described[p]}" for p, v in spec.params.items()] or [
+        "None."
+    ]
     lines += ["", "## A worked calculation on five rows", "", worked(name), ""]
     found = _errata_for(name)
     lines += [
@@ -227,7 +229,7 @@ def page(name: str, position: int) -> str:
     ]
     variants = [v for v in VARIANTS.values() if v.base == name]
     lines += ["## Definition variants", ""]
-    lines += [f"- `{v.name}` ({', '.join(f'{k}={val!r}' for k, val in v.params.items() if spec.params.get(k) != val)}): {v.note}"
+    lines += [f"- `{v.name}` ({settings({k: val for k, val in v.params.items() if spec.params.get(k) != val})}): {v.note}"
               for v in variants] or ["None registered."]  # fmt: skip
     lines += ["", "## Implementation notes", "", markdown(spec.doc), ""]
     return "\n".join(lines)

@@ -84,7 +84,8 @@ class MetricSpec:
 
     @property
     def summary(self) -> str:
-        return self.doc.splitlines()[0] if self.doc else self.title
+        """The docstring's first paragraph on one line (a first sentence may wrap)."""
+        return " ".join(self.doc.split("\n\n")[0].split()) if self.doc else self.title
 
     @property
     def reading(self) -> str:
