@@ -157,6 +157,20 @@ def test_the_reviewers_map_lists_every_paper_result_with_a_command_that_names_it
     assert "Where each result comes from" in page and "Figure 5" in page
 
 
+def test_a_printed_rerun_leaves_nothing_for_git_to_track():
+    """Issue 45: the papermill commands wrote out.ipynb into the checkout, untracked."""
+    import subprocess
+
+    from privmetrics.compendium.sources import RESULTS, command
+    from privmetrics.paths import checkout_root
+
+    outputs = {command(r).split(" papermill ")[1].split()[1] for r in RESULTS}
+    ignored = subprocess.run(["git", "check-ignore", *sorted(outputs)], cwd=checkout_root(),
+                             capture_output=True, text=True).stdout.split()  # fmt: skip
+    assert sorted(ignored) == sorted(outputs)
+    assert subprocess.run(["git", "check-ignore", "out.ipynb"], cwd=checkout_root()).returncode == 1
+
+
 def test_the_check_sees_a_raw_markdown_table_and_a_full_precision_float():
     from privmetrics.compendium.bookcheck import text_problems
 

@@ -49,10 +49,12 @@ RESULTS = [
 
 
 def command(result: PaperResult, profile: str = "paper") -> str:
-    """The papermill command that makes ``result`` from the ``profile`` store."""
+    """The papermill command that makes ``result`` from the ``profile`` store, run from the
+    checkout; the executed copy goes to ``_build/`` (ignored by git), not into the checkout."""
     params = {"profile": profile, **result.parameters}
     flags = " ".join(f"-p {k} {v}" for k, v in params.items())
-    return f"papermill notebooks/{result.notebook}.ipynb out.ipynb {flags} --cwd notebooks"
+    out = f"_build/rerun-{result.notebook}.ipynb"
+    return f"mkdir -p _build && papermill notebooks/{result.notebook}.ipynb {out} {flags} --cwd notebooks"
 
 
 def notebook_seconds(report: Path) -> dict[str, float]:
