@@ -160,11 +160,12 @@ def test_the_book_hides_code_and_shows_one_parameter_cell(tmp_path):
 
 
 def markdown_to_html(text: str) -> str:
-    """Markdown output as the book renders it (HTML outputs pass through): inline code becomes
-    ``<code>``, so only markup outside code counts."""
+    """Markdown output as the book renders it (HTML outputs pass through): read as MyST
+    (``nb_render_markdown_format: myst``), which has tables, and inline code becomes ``<code>``,
+    so only markup outside code counts."""
     import markdown_it
 
-    return markdown_it.MarkdownIt().render(text)
+    return markdown_it.MarkdownIt("commonmark").enable("table").render(text)
 
 
 @pytest.mark.slow
@@ -236,3 +237,36 @@ def test_analysis_settings_are_notebook_parameters(tmp_path, monkeypatch, name, 
     text = " ".join("".join(v) for o in outputs for k, v in o.get("data", {}).items()
                     if k.startswith("text/") and k != "text/html")  # fmt: skip
     assert said in text
+
+
+def setup_cell(name: str):
+    from privmetrics.paths import checkout_root
+
+    cells = nbformat.read(checkout_root() / "notebooks" / f"{name}.ipynb", as_version=4).cells
+    return next((c for c in cells if c.cell_type == "code" and "= setup(" in c.source), None)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_a_chapter_that_reads_the_grid_can_end_at_its_setup(name):
+    """Issue 45: on an empty store a chapter ends with the note, so its setup() must know it
+    reads the grid and close its cell (end_here skips only the cells after it)."""
+    from privmetrics.paths import checkout_root
+
+    text = (checkout_root() / "notebooks" / f"{name}.ipynb").read_text()
+    if not any(f"chapter.{what}(" in text for what in ("results", "games")):
+        return
+    source = setup_cell(name).source.rstrip()
+    assert source.splitlines()[-1].endswith("reads_grid=True)"), name
+
+
+@pytest.mark.slow
+def test_on_an_empty_store_a_chapter_ends_with_the_note(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVMETRICS_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("PRIVMETRICS_CACHE", str(tmp_path / "cache"))
+    (path,) = run_notebooks(SMOKE, tmp_path / "out", ["exp11"])
+    cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    outputs = [o for c in cells for o in c.get("outputs", [])]
+    assert [o.output_type for o in outputs if o.output_type == "error"] == []
+    assert "Nothing to show yet" in "".join(outputs[-1]["data"]["text/markdown"])
+    after = cells[[i for i, c in enumerate(cells) if "= setup(" in c.source][0] + 1 :]
+    assert after and all(not c.get("outputs") for c in after)

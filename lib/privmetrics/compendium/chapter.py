@@ -82,8 +82,47 @@ class Chapter:
         )
 
 
-def setup(profile: str, dataset: str | None = None, compute: bool = False) -> Chapter:
+def setup(
+    profile: str, dataset: str | None = None, compute: bool = False, reads_grid: bool = False
+) -> Chapter:
     """The :class:`Chapter` of a notebook's parameters (an unknown profile name is an error that
-    lists the known ones)."""
+    lists the known ones).
+
+    A chapter that ``reads_grid`` and is not asked to ``compute`` ends here when the store holds
+    no cell of its datasets: it says so and what to run (:func:`end_here`), rather than stopping
+    later on a KeyError. Make this call the last line of its cell: the cell still finishes."""
     settings = get_profile(profile)
-    return Chapter(settings, [dataset] if dataset else list(settings.datasets), compute)
+    chapter = Chapter(settings, [dataset] if dataset else list(settings.datasets), compute)
+    if reads_grid and not compute:
+        stored = {cell[0] for cell in chapter.store().done()}
+        if not stored & set(chapter.datasets):
+            end_here(
+                f"**Nothing to show yet.** The results store of profile `{settings.name}` "
+                f"(`{results_path(settings)}`) holds no cell of {', '.join(chapter.datasets)}, and "
+                "this chapter reads the experiment grid. Run `make reproduce` (or "
+                "`privmetrics run --profile " + settings.name + "`), or this notebook with "
+                "`-p compute True`; the rest of the chapter is skipped."
+            )
+    return chapter
+
+
+def end_here(note: str) -> None:
+    """Show ``note`` and skip every later code cell of the running notebook, so that it ends with
+    the note and no traceback (an IPython input transformer that empties each cell; outside
+    IPython the note is printed and nothing else happens)."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+    except ImportError:  # pragma: no cover - IPython comes with the notebooks' stack
+        print(note)
+        return
+    shell = get_ipython()
+    if shell is None:
+        print(note)
+        return
+    display(Markdown(note))
+    shell.input_transformers_post.append(_skipped)
+
+
+def _skipped(lines: list[str]) -> list[str]:
+    return []

@@ -181,6 +181,7 @@ def stage_unexecuted(target: Path) -> Path:
     (generated / "timings.md").write_text(NO_REPORT)
     write_verify_page(generated)
     write_generated_pages(generated)
+    (generated / "findings.md").write_text(NO_FINDINGS)
     return target
 
 
@@ -279,6 +280,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     write_verify_page()
     write_generated_pages()
+    write_findings_page(profile)
     if args.edition == "student":
         staged = stage_student(checkout_root() / "_build" / "student-sources")
         built = build_book(staged).parent
@@ -309,6 +311,18 @@ def write_generated_pages(generated: Path | None = None) -> None:
     write_sources_page(generated)
     write_metric_pages(generated)
     write_commands_page(generated)
+
+
+NO_FINDINGS = "*(The findings are computed from the results stores when the book is built.)*\n"
+
+
+def write_findings_page(profile: Profile, generated: Path | None = None) -> None:
+    """What we found (:mod:`privmetrics.compendium.findings`), which the Discussion includes."""
+    from privmetrics.compendium.findings import what_we_found
+
+    generated = generated or checkout_root() / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    (generated / "findings.md").write_text(what_we_found(profile) + "\n")
 
 
 def write_commands_page(generated: Path | None = None) -> None:

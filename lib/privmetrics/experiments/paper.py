@@ -184,13 +184,17 @@ def three_ways(
     return pd.DataFrame({"the paper": paper_row, **rows}).T
 
 
+# the cause of a difference that no measured change explains (not "the data": nothing measured it)
+UNEXPLAINED = "unexplained (no measured change gives the paper's class)"
+
+
 def causes(raw: pd.DataFrame, metrics: list[str], min_effect: float | None = None) -> pd.DataFrame:
     """For Tables 7 and 8, every metric whose class (ours repaired) differs from the paper's, with
     the cause *measured*: the class is recomputed with one change at a time, and a change that
     gives the paper's class is a cause. Changes: the paper's definition of the metric, the paper's
     PATE-GAN settings, both, and the rule without an effect size. When none gives the paper's
-    class, the cause is the data (dataset, sample size or seeds), which these results cannot
-    separate further."""
+    class, the difference is :data:`UNEXPLAINED`: it may lie in the data (dataset, sample size or
+    seeds), which these results cannot separate, but nothing here measured that."""
     from privmetrics.experiments.analysis import MIN_EFFECT, summarise, table7, table8
 
     effect = MIN_EFFECT if min_effect is None else min_effect
@@ -208,17 +212,16 @@ def causes(raw: pd.DataFrame, metrics: list[str], min_effect: float | None = Non
     for table, classify in (("table7", table7), ("table8", lambda s, e: table8(s, min_effect=e))):
         paper = paper_classes(table)
         ours = classify(summaries["ours", "ours"], effect)
+        changed = {name: classify(summaries[key], e) for name, (key, e) in variants.items()}
         for metric in paper.index:
             if metric not in ours.index or ours[metric] == paper[metric]:
                 continue
             found = [
-                name
-                for name, (key, e) in variants.items()
-                if classify(summaries[key], e).get(metric) == paper[metric]
+                name for name, classes in changed.items() if classes.get(metric) == paper[metric]
             ]
             rows.append(
                 {"table": table, "metric": metric, "paper": paper[metric], "ours": ours[metric],
-                 "cause": "; ".join(found) if found else "data (dataset, sample size or seeds)"}
+                 "cause": "; ".join(found) if found else UNEXPLAINED}
             )  # fmt: skip
     return pd.DataFrame(rows, columns=["table", "metric", "paper", "ours", "cause"])
 
