@@ -191,3 +191,25 @@ def test_notebook_markdown_outputs_are_read_as_myst_which_has_tables():
 
     config = yaml.safe_load((checkout_root() / "_config.yml").read_text())
     assert config["sphinx"]["config"]["nb_render_markdown_format"] == "myst"
+
+
+def test_the_check_sees_a_figure_wider_than_the_column():
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from privmetrics.compendium.bookcheck import text_problems
+
+    def page(width_inches):
+        fig = plt.figure(figsize=(width_inches, 2), dpi=100)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=100)
+        plt.close(fig)
+        return f'<img src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
+
+    assert text_problems(page(13)) == ["1 figure(s) wider than 1000 px: [1300]"]
+    assert text_problems(page(7.8)) == []

@@ -104,10 +104,26 @@ def course_chapters() -> list[str]:
     return names
 
 
+def session_chapters(session: int) -> list[str]:
+    """The generated chapters that "Teaching with this book" lists for one session."""
+    import re
+
+    from privmetrics.paths import checkout_root
+
+    text = (checkout_root() / "book" / "teaching.md").read_text()
+    line = re.search(rf"^{session}\. .*?(?=^\d\. |^## )", text, re.M | re.S).group(0)
+    return re.findall(r"\{doc\}`generated/(\w+)`", line)
+
+
 COURSE_CHAPTERS = course_chapters()
+SESSION_3 = session_chapters(3)
 
 
-@pytest.mark.parametrize("name", COURSE_CHAPTERS)
+def test_session_3_names_its_chapters():
+    assert set(SESSION_3) == {"attacks", "alc", "own_data"}
+
+
+@pytest.mark.parametrize("name", sorted(set(COURSE_CHAPTERS) | set(SESSION_3)))
 def test_background_and_experiment_chapters_end_with_exercises_and_solutions(name):
     from privmetrics.paths import checkout_root
 

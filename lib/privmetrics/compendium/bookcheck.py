@@ -48,15 +48,26 @@ _NAN_CELL = re.compile(r"<td[^>]*>\s*(?:NaN|nan|None|<NA>)\s*</td>")
 # a Markdown table that was not rendered: its delimiter row left as text in an HTML paragraph
 # (smart quotes turn --- into an em dash, so both)
 _RAW_TABLE = re.compile(r"<p\b[^>]*>(?:(?!</p>).)*?\|\s*:?(?:-{3,}|\u2014+)\s*:?\|", re.S)
+# an embedded figure wider than this scrolls or shrinks its type past reading in the ~800 px column
+FIGURE_PIXELS = 1000
+_PNG = re.compile(r"data:image/png;base64,([A-Za-z0-9+/]{32})")
 # a float printed at full precision in prose or a table cell, e.g. 2.718281828459045
 _FULL_FLOAT = re.compile(r"(?<![\w.])\d+\.\d{10,}(?![\w.])")
+
+
+def _png_width(head: str) -> int:
+    """The pixel width in a base64 PNG's first bytes (the IHDR chunk, bytes 16-20)."""
+    import base64
+
+    return int.from_bytes(base64.b64decode(head)[16:20], "big")
 
 
 def text_problems(source: str) -> list[str]:
     """Raw markup in a page's HTML, outside code listings and cell outputs (``<pre>``,
     ``<code>``, scripts): unrendered Sphinx roles, doubled backticks, a Markdown table left as
-    text, floats at full precision (``2.718281828459045``), and table cells reading NaN, None or
-    <NA> (a missing value should read as a word or a dash)."""
+    text, floats at full precision (``2.718281828459045``), figures wider than
+    :data:`FIGURE_PIXELS`, and table cells reading NaN, None or <NA> (a missing value should read
+    as a word or a dash)."""
     text = _LISTINGS.sub(" ", source)
     found = [f"raw role {m}" for m in sorted(set(_ROLE.findall(text)))]
     if "``" in text:
@@ -66,6 +77,9 @@ def text_problems(source: str) -> list[str]:
     floats = sorted(set(_FULL_FLOAT.findall(text)))
     if floats:
         found.append(f"floats at full precision {floats[:3]}")
+    wide = [w for w in map(_png_width, _PNG.findall(source)) if w > FIGURE_PIXELS]
+    if wide:
+        found.append(f"{len(wide)} figure(s) wider than {FIGURE_PIXELS} px: {wide}")
     cells = _NAN_CELL.findall(source)
     if cells:
         found.append(

@@ -10,12 +10,13 @@ import pandas as pd
 
 from privmetrics.attacks.alc import recall_for_prc
 from privmetrics.data.schema import Schema
+from privmetrics.experiments.figures import COLUMN_INCHES
 
 PRC_LEVELS = (0.99, 0.9, 0.7, 0.5, 0.3, 0.1, 0.001)  # the curves of the ALC paper's Figure 4
 
 
 def plot_marginals(
-    frame: pd.DataFrame, schema: Schema, title: str = "", max_categories: int = 12, ncols: int = 6
+    frame: pd.DataFrame, schema: Schema, title: str = "", max_categories: int = 12, ncols: int = 3
 ):
     """One small panel per column: a histogram for numerical columns, bar counts for the others.
 
@@ -26,7 +27,7 @@ def plot_marginals(
 
     names = schema.names
     nrows = math.ceil(len(names) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(2.9 * ncols, 2.6 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(COLUMN_INCHES, 2.6 * nrows), squeeze=False)
     for ax, col in zip(axes.flat, names, strict=False):
         color = "tab:blue" if col in schema.key else "tab:red" if col in schema.sensitive else "0.5"
         if col in schema.numerical:
@@ -54,7 +55,9 @@ def plot_alc(result, ax=None, alpha: float = 3.0, r_min: float = 1e-4, title: st
     """Figure 4 of the ALC paper for one measurement: precision against recall (log scale) with
     equal-PRC curves, the attack's and the baseline's (precision, recall) pairs, their Wilson
     intervals, and the two best pairs that give the ALC ringed."""
-    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(figsize=(6.5, 4.2))
+    fig, ax = (
+        (ax.figure, ax) if ax is not None else plt.subplots(figsize=(COLUMN_INCHES * 0.85, 4.2))
+    )
     precision = np.linspace(0, 1, 400)
     for level in PRC_LEVELS:
         recall = recall_for_prc(level, precision, alpha, r_min)
@@ -82,26 +85,29 @@ def plot_alc(result, ax=None, alpha: float = 3.0, r_min: float = 1e-4, title: st
     return fig
 
 
-# The paper's figures that a per-dataset figure of ours reproduces (flchain stands in for MedOnc)
+# The paper's figures that a per-dataset figure of ours reproduces (flchain stands in for MedOnc);
+# "exp11 values" is Experiment 1.1's heatmap coloured by value, the clustering's input
 PAPER_FIGURES = {
-    ("exp11", "texas"): "Figure 5",
-    ("exp11", "flchain"): "Figure 6 (MedOnc; flchain stands in)",
-    ("exp12", "texas"): "Figures 7 (PrivBayes) and 8 (PATE-GAN)",
-    ("exp12", "flchain"): "Figures 9 (PrivBayes) and 10 (PATE-GAN) (MedOnc; flchain stands in)",
-    ("exp21", "texas"): "Figure 11",
-    ("exp21", "flchain"): "Figure 12 (MedOnc; flchain stands in)",
+    ("exp11", "texas"): "Fig. 5",
+    ("exp11", "flchain"): "Fig. 6 (MedOnc; flchain stands in)",
+    ("exp11 values", "texas"): "Fig. 13",
+    ("exp11 values", "flchain"): "Fig. 14 (MedOnc; flchain stands in)",
+    ("exp12", "texas"): "Figs. 7 (PrivBayes) and 8 (PATE-GAN)",
+    ("exp12", "flchain"): "Figs. 9 (PrivBayes) and 10 (PATE-GAN) (MedOnc; flchain stands in)",
+    ("exp21", "texas"): "Fig. 11",
+    ("exp21", "flchain"): "Fig. 12 (MedOnc; flchain stands in)",
 }
 
 
 def reproduces(experiment: str, dataset: str) -> str:
-    """The sentence a caption ends with: which of the paper's figures this one reproduces."""
+    """The sentence a caption ends with: which of the paper's figures this one reproduces, named
+    "paper Fig. N" so that it is never read as one of the book's own numbered figures."""
     figure = PAPER_FIGURES.get((experiment, dataset))
     if figure:
-        return f"Reproduces the paper's {figure}."
+        return f"Reproduces paper {figure}."
     return f"Not in the paper ({dataset} is not one of its datasets): the same analysis, beyond it."
 
 
-PAGE_PIXELS = 800  # about the width of the book's text column
 _numbers = iter(range(1, 10_000))  # figures of one page: each notebook runs in its own kernel
 
 
@@ -121,11 +127,10 @@ def captioned(fig, caption: str, alt: str):
     plt.close(fig)
     image = base64.b64encode(buffer.getvalue()).decode()
     text = MarkdownIt().renderInline(caption)
-    # a figure wider than the page keeps its size (its 8 pt numbers stay legible) and scrolls
-    wide = fig.get_figwidth() * 100 > PAGE_PIXELS
-    style = "max-width:none" if wide else "max-width:100%"
+    # a figure is drawn for the column (COLUMN_INCHES); one that is not still fits, scaled down
+    style = "max-width:100%"
     return HTML(
-        f'<figure class="captioned"><div style="overflow-x:auto"><img alt="{html.escape(alt)}" '
+        f'<figure class="captioned"><div><img alt="{html.escape(alt)}" '
         f'style="{style}" src="data:image/png;base64,{image}"></div><figcaption><strong>Figure '
         f"{next(_numbers)}.</strong> {text}</figcaption></figure>"
     )

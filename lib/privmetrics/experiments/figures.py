@@ -43,6 +43,9 @@ def rank_shade(mean: pd.DataFrame) -> pd.DataFrame:
 
 
 TEXT_PT = 8  # the smallest type in a figure
+# the book's text column is about 800 px; at 100 dpi every figure is at most this wide, and its
+# cells shrink rather than the page scrolling (the offline book check flags wider figures)
+COLUMN_INCHES = 7.8
 
 
 def text_colour(rgba) -> str:
@@ -62,7 +65,7 @@ def score_heatmap(summary: pd.DataFrame, dataset: str, colour: str = "rank") -> 
         shade = mean
     else:
         raise ValueError(f"colour must be 'rank' or 'value', got {colour!r}")
-    fig, ax = plt.subplots(figsize=(1.15 * mean.shape[1] + 3, 0.6 * mean.shape[0] + 1.8))
+    fig, ax = plt.subplots(figsize=(COLUMN_INCHES, 0.5 * mean.shape[0] + 1.8))
     cmap = plt.get_cmap("coolwarm")
     ax.imshow(shade.to_numpy(), cmap=cmap, vmin=0, vmax=1, aspect="auto")
     for i in range(mean.shape[0]):
@@ -76,8 +79,8 @@ def score_heatmap(summary: pd.DataFrame, dataset: str, colour: str = "rank") -> 
                 fontsize=TEXT_PT,
                 color=text_colour(cmap(float(np.clip(shade.iat[i, j], 0, 1)))),
             )
-    ax.set_xticks(range(mean.shape[1]), mean.columns, rotation=40, ha="right", fontsize=9)
-    ax.set_yticks(range(mean.shape[0]), mean.index, fontsize=9)
+    ax.set_xticks(range(mean.shape[1]), mean.columns, rotation=40, ha="right", fontsize=TEXT_PT)
+    ax.set_yticks(range(mean.shape[0]), mean.index, fontsize=TEXT_PT)
     for b in category_boundaries(list(mean.index)):
         ax.axhline(b - 0.5, **CATEGORY_LINE)
     what = "rank of the configurations within each metric" if colour == "rank" else "score"
@@ -90,9 +93,11 @@ def epsilon_curves(summary: pd.DataFrame, dataset: str) -> plt.Figure:
     """Score against epsilon (log axis) for every metric: PrivBayes with Random (epsilon 0.01) and
     Real (200) as end points (Figures 7, 9), PATE-GAN over the grid alone (Figures 8, 10); SEM bands."""
     metrics = [m for m in REGISTRY if m in summary.index.unique("metric")]
-    cols = 6
+    cols = 4
     rows = int(np.ceil(len(metrics) / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.1 * rows), sharex=True, sharey=True)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(COLUMN_INCHES, 1.8 * rows), sharex=True, sharey=True
+    )
     curves = {t: epsilon_curve(summary, dataset, t) for t in ("PrivBayes", "PATE-GAN")}
     for ax, metric in zip(axes.flat, metrics, strict=False):
         for technique, colour in (("PrivBayes", "tab:blue"), ("PATE-GAN", "tab:orange")):
@@ -123,10 +128,11 @@ def correlation_heatmap(
     high: pd.DataFrame | None = None,
     title: str = "",
 ) -> plt.Figure:
-    """Spearman matrix with the category lines (Figures 11, 12). With bootstrap bounds, a dot marks
-    the pairs whose interval excludes 0."""
-    side = 0.5 * rho.shape[0] + 2.5  # half an inch per metric: 8 pt numbers fit their cells
-    fig, ax = plt.subplots(figsize=(side + 1.5, side))
+    """Spearman matrix with the category lines (Figures 11, 12), rho to one decimal without its
+    leading zero (".9", "-.2", "1.0") so that 21 metrics fit the column. With bootstrap bounds, a
+    dot marks the pairs whose interval excludes 0."""
+    # the column's width: with 21 metrics a cell is about 0.3 inch, room for "-0.9" at 8 pt
+    fig, ax = plt.subplots(figsize=(COLUMN_INCHES, COLUMN_INCHES - 0.6))
     cmap, norm = plt.get_cmap("coolwarm"), TwoSlopeNorm(0, -1, 1)
     image = ax.imshow(rho.to_numpy(dtype=float), cmap=cmap, norm=norm)
     for i in range(rho.shape[0]):
@@ -140,14 +146,14 @@ def correlation_heatmap(
                     and (low.iat[i, j] > 0 or high.iat[i, j] < 0)
                 ):
                     mark = "•"
-                ax.text(j, i, f"{value:.1f}{mark}", ha="center", va="center", fontsize=TEXT_PT,
+                ax.text(j, i, f"{round(value, 1) + 0.0:.1f}".replace("0.", ".") + mark, ha="center", va="center", fontsize=TEXT_PT,
                         color=text_colour(cmap(norm(value))))  # fmt: skip
-    ax.set_xticks(range(rho.shape[1]), rho.columns, rotation=90, fontsize=9)
-    ax.set_yticks(range(rho.shape[0]), rho.index, fontsize=9)
+    ax.set_xticks(range(rho.shape[1]), rho.columns, rotation=90, fontsize=TEXT_PT)
+    ax.set_yticks(range(rho.shape[0]), rho.index, fontsize=TEXT_PT)
     for b in category_boundaries(list(rho.index)):
         ax.axhline(b - 0.5, **CATEGORY_LINE)
         ax.axvline(b - 0.5, **CATEGORY_LINE)
-    fig.colorbar(image, ax=ax, shrink=0.7, label="Spearman rho")
+    fig.colorbar(image, ax=ax, shrink=0.6, fraction=0.04, label="Spearman rho")
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
@@ -181,7 +187,7 @@ def attack_success(
     an advantage of 0)."""
     part = attacks[(attacks.dataset == dataset) & (attacks.measure == measure)]
     configs = configuration_order(part.config.unique())
-    fig, ax = plt.subplots(figsize=(8, 3.2))
+    fig, ax = plt.subplots(figsize=(COLUMN_INCHES, 3.2))
     for shift, (kind, rows) in zip((-0.12, 0.12), part.groupby("kind"), strict=False):
         rows = rows.set_index("config").reindex(configs)
         x = np.arange(len(configs)) + shift
@@ -215,7 +221,7 @@ def reachability_plot(summary: pd.DataFrame, dataset: str, on: str = "values",
     labels = model.labels_[order]
     palette = plt.get_cmap("tab10")
     colours = ["0.6" if lab < 0 else palette(lab % 10) for lab in labels]
-    fig, ax = plt.subplots(figsize=(0.42 * len(order) + 2, 3.8))
+    fig, ax = plt.subplots(figsize=(min(0.3 * len(order) + 1.5, COLUMN_INCHES), 3.8))
     ax.bar(range(len(order)), np.where(np.isfinite(reach), reach, top), color=colours)
     ax.set_xticks(range(len(order)), points.index[order], rotation=90, fontsize=9)
     ax.set_ylabel("reachability distance", fontsize=9)
