@@ -203,3 +203,21 @@ def test_the_permutation_test_is_exact_for_a_perfect_ordering():
     # no ordering at all: every labelling does at least as well as a reversed one
     reverse = GameResult(0, "random", game.scores, 1 - game.truth)
     assert permutation_p([reverse]) == 1.0
+
+
+def test_the_rank_sum_auc_is_roc_auc_score_with_ties():
+    """summarise's bootstrap uses rank_auc for speed; it must be sklearn's AUC, ties counted half."""
+    from scipy.stats import rankdata
+    from sklearn.metrics import roc_auc_score
+
+    from privmetrics.attacks.membership_game import rank_auc
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        n = int(rng.integers(2, 60))
+        scores = rng.integers(0, 5, n) / 4  # many ties, as the classifier's scores have
+        truth = rng.integers(0, 2, n)
+        if 0 < truth.mean() < 1:
+            expected = roc_auc_score(truth, scores)
+            assert abs(float(rank_auc(rankdata(scores), truth.astype(float))) - expected) < 1e-12
+    assert rank_auc(rankdata([0.1, 0.9, 0.5]), np.array([0.0, 1.0, 0.0])) == 1.0  # by hand
