@@ -30,3 +30,50 @@ def test_the_quick_edition_shows_the_paper_stores_numbers_too(tmp_path, monkeypa
     assert text.count("has no results stored yet") == 2
     assert "`quick`" in text and "`paper`" in text
     assert compare(get_profile("quick")) is None
+
+
+def attack_rows(rows):
+    import pandas as pd
+
+    columns = ["dataset", "config", "kind", "value", "low", "high", "p"]
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame.assign(measure="AUC", **{"n targets": 20})
+
+
+def test_the_attack_headline_counts_what_the_tables_hold():
+    import pandas as pd
+
+    from privmetrics.compendium.findings import attack_sentences
+
+    attacks = attack_rows([
+        ("texas", "Real", "random", 1.0, 1.0, 1.0, 0.0001),
+        ("texas", "Random", "random", 0.52, 0.45, 0.6, 0.3),
+        ("texas", "CTGAN", "random", 0.75, 0.66, 0.83, 0.0001),   # finds members
+        ("flchain", "Real", "random", 0.55, 0.48, 0.62, 0.1),     # does not catch Real
+        ("flchain", "TVAE", "random", 0.5, 0.4, 0.6, 0.5),
+    ])  # fmt: skip
+    verdicts = pd.DataFrame({
+        "metric": ["DCR", "MDCR", "ALC"], "dataset": "texas", "kind": "random",
+        "verdict": ["agrees with the attack", "raises a false alarm", "agrees with the attack"],
+        "attack reliability": [0.5, 0.5, 0.5],
+    })  # fmt: skip
+    text = attack_sentences(get_profile("paper"), attacks, verdicts)
+    assert "catches Real in 1 of 2 (dataset, kind of target) pairs" in text
+    assert "finds members in texas CTGAN, random targets (AUC 0.75 [0.66, 0.83])" in text
+    # ALC is not one of the paper's 21: only DCR and MDCR are counted
+    assert "the paper's 2 metrics over 1 (dataset, kind) pairs" in text
+    assert "'raises a false alarm' 1; 'agrees with the attack' 1" in text
+
+
+def test_without_a_finding_the_headline_names_the_strongest_auc_and_why_it_does_not_count():
+    import pandas as pd
+
+    from privmetrics.compendium.findings import attack_sentences
+
+    attacks = attack_rows([
+        ("texas", "Real", "vulnerable", 1.0, 1.0, 1.0, 0.0001),
+        ("texas", "Random", "vulnerable", 0.59, 0.54, 0.66, 0.0001),  # above chance, too small
+    ])  # fmt: skip
+    text = attack_sentences(get_profile("paper"), attacks, pd.DataFrame(columns=["metric"]))
+    assert "finds members in no configuration" in text
+    assert "0.59 [0.54, 0.66] (texas Random, vulnerable targets, permutation p < 0.001)" in text

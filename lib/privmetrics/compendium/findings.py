@@ -113,15 +113,101 @@ def sentences(found: Comparison, lead: str | None = None) -> str:
     return " ".join(out)
 
 
+def _shown(profile: Profile) -> list[Profile]:
+    """The profile, and the paper profile beside it when ``profile.beside_paper``."""
+    return [profile] + (
+        [get_profile("paper")] if profile.name != "paper" and profile.beside_paper else []
+    )
+
+
 def what_we_found(profile: Profile) -> str:
     """The block that opens the comparison chapter and the Discussion: ``profile``'s headline,
     and the shipped paper store's beside it when ``profile`` is another one."""
     blocks = []
-    for shown in [profile] + ([get_profile("paper")] if profile.name != "paper" else []):
+    for shown in _shown(profile):
         found = compare(shown)
         lead = "At the paper's scale, from the shipped store" if shown is not profile else None
         if found is None:
             blocks.append(f"Profile `{shown.name}` has no results stored yet.")
         else:
             blocks.append(sentences(found, lead))
+    return "\n\n".join(blocks)
+
+
+def attack_sentences(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFrame,
+                     lead: str | None = None) -> str:  # fmt: skip
+    """Experiment 3's headline for one store: whether the membership attack catches Real, where
+    beyond Real it finds members (or the strongest AUC it reaches, with why it does not count),
+    and how the paper's 21 metrics fare against it, in counts. ``attacks`` is
+    :func:`~privmetrics.experiments.game_analysis.attack_table`'s membership table and
+    ``verdicts`` :func:`~privmetrics.experiments.game_analysis.predictiveness`'s."""
+    from privmetrics.experiments.game_analysis import (
+        MIN_EFFECT,
+        MIN_TARGETS,
+        RELIABLE,
+        _above_chance,
+    )
+    from privmetrics.experiments.game_findings import VERDICTS
+
+    auc = attacks[attacks.measure == "AUC"]
+    if auc.empty:
+        return (
+            f"{lead or 'In this edition'} (profile `{profile.name}`), no attack game is stored yet."
+        )
+    groups = auc.groupby(["dataset", "kind"]).ngroups
+    real = auc[auc.config == "Real"]
+    caught = sum(_above_chance(r, 0.5) for r in real.itertuples())
+    others = auc[auc.config != "Real"]
+    alpha = 0.05 / max(others.groupby(["dataset", "kind"]).size().max(), 1)
+    found = [r for r in others.itertuples() if _above_chance(r, 0.5, alpha)]
+    targets = int(auc["n targets"].min())
+    out = [f"{lead or 'In this edition'} (profile `{profile.name}`: {targets} targets of each kind "
+           f"per dataset), the membership attack catches Real in {caught} of {groups} "
+           "(dataset, kind of target) pairs."]  # fmt: skip
+    if found:
+        out.append("Beyond Real it finds members in " + "; ".join(
+            f"{r.dataset} {r.config}, {r.kind} targets (AUC {r.value:.2f} [{r.low:.2f}, {r.high:.2f}])"
+            for r in found) + ".")  # fmt: skip
+    elif len(others):
+        top = others.loc[others.value.idxmax()]
+        out.append(
+            f"Beyond Real it finds members in no configuration; its strongest AUC elsewhere is "
+            f"{top.value:.2f} [{top.low:.2f}, {top.high:.2f}] ({top.dataset} {top.config}, "
+            f"{top.kind} targets, permutation p {'< 0.001' if top.p < 0.001 else f'{top.p:.3f}'}), "
+            f"short of the {0.5 + MIN_EFFECT:.1f} "
+            "an effect needs here."
+        )
+    paper21 = verdicts[verdicts.metric.isin([m.name for m in select("paper")])]
+    if len(paper21):
+        counts = paper21.verdict.value_counts()
+        said = "; ".join(f"'{v}' {counts[v]}" for v in VERDICTS if counts.get(v))
+        low, high = verdicts["attack reliability"].min(), verdicts["attack reliability"].max()
+        out.append(
+            f"Read against it, the paper's {paper21.metric.nunique()} metrics over "
+            f"{paper21.groupby(['dataset', 'kind']).ngroups} (dataset, kind) pairs get these "
+            f"verdicts: {said}. The attack's reliability is {low:.2f} to {high:.2f}, against the "
+            f"{RELIABLE} a rank verdict needs (with at least {MIN_TARGETS} targets); below it only "
+            "missed risks and false alarms are read."
+        )
+    return " ".join(out)
+
+
+def attack_headline(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFrame) -> str:
+    """The block that opens the attacks chapter: this edition's headline from its own tables and,
+    when ``profile.beside_paper``, the shipped paper store's (its games read and summarised here:
+    about 45 CPU-seconds)."""
+    from privmetrics.experiments.game_analysis import attack_table, predictiveness
+    from privmetrics.experiments.game_store import GameStore
+
+    blocks = [attack_sentences(profile, attacks, verdicts)]
+    for shown in _shown(profile)[1:]:
+        path = results_path(shown)
+        games = GameStore(path, "membership").games(shown) if path.exists() else pd.DataFrame()
+        if games.empty:
+            blocks.append("The paper store holds no attack game yet.")
+            continue
+        table = attack_table(games, seed=shown.seed)
+        results = load_results(shown, metrics="paper")
+        blocks.append(attack_sentences(shown, table, predictiveness(table, results, seed=shown.seed),
+                                       lead="At the paper's scale, from the shipped store"))  # fmt: skip
     return "\n\n".join(blocks)

@@ -78,6 +78,8 @@ MIN_EFFECT = 0.1
 # bootstrap over fewer than about ten values cannot bound anything (two targets give three
 # distinct draws)
 MIN_TARGETS = 10
+# the attack's reliability (rank agreement of two bootstrap draws) a rank verdict needs
+RELIABLE = 0.8
 
 
 def _above_chance(row, chance: float, alpha: float = 0.05) -> bool:
@@ -300,7 +302,7 @@ def decide(usable, steady, rho, low, high, missed, false, decided) -> str:
         return MISSES
     if false:
         return FALSE_ALARM
-    ranked = verdict(rho, low, high) if at_least(steady, 0.8) else CANNOT_TELL
+    ranked = verdict(rho, low, high) if at_least(steady, RELIABLE) else CANNOT_TELL
     if ranked != CANNOT_TELL:
         return ranked
     return AGREES if decided else CANNOT_TELL
@@ -365,7 +367,7 @@ def per_record(
                           for sc, t in zip(part.scores, truth, strict=True)], axis=1)  # fmt: skip
         steady = reliability(noise)
         targets = part.target.nunique()
-        informative = works and at_least(steady, 0.8) and targets >= MIN_TARGETS
+        informative = works and at_least(steady, RELIABLE) and targets >= MIN_TARGETS
         sample = rng.integers(len(part), size=(draws, len(part)))
         for ingredient, (key, _, measures) in INGREDIENTS.items():
             x = np.array(

@@ -55,6 +55,9 @@ class Profile:
     game_techniques: tuple[str, ...] | None = None  # None: every technique of the grid
     # the most shadow and evaluation releases of a technique whose fits are slow (the neural ones)
     game_release_cap: dict[str, int] = field(default_factory=dict)
+    # whether this profile's book states the shipped paper store's findings beside its own (the
+    # comparison's and the attacks' headlines); the tests' smoke book does not pay for them
+    beside_paper: bool = True
 
     @property
     def study_profile(self) -> str:
@@ -138,6 +141,7 @@ PROFILES: dict[str, Profile] = {
         game_releases=6,
         game_targets=3,
         game_techniques=("random", "privbayes", "real"),  # the notebook test's games in seconds
+        beside_paper=False,
     ),
 }
 
