@@ -62,3 +62,29 @@ def test_pages_are_written_in_registry_order(tmp_path):
     written = M.write_pages(tmp_path)
     assert [p.name for p in sorted(tmp_path.glob("*.md"))] == [p.name for p in written]
     assert written[0].name == f"01-{next(iter(REGISTRY))}.md" and len(written) == len(REGISTRY)
+
+
+@pytest.mark.parametrize("name", ["NNAA", "DCR"])
+def test_a_worked_calculation_ends_with_the_arithmetic_that_gives_the_score(name):
+    """Issue 45: the NNAA and DCR examples stopped before the final arithmetic."""
+    import re
+
+    from privmetrics.compendium.examples import five_row_example
+    from privmetrics.compendium.metric_pages import FINAL_STEP
+    from privmetrics.geometry.pair import Pair
+    from privmetrics.metrics import REGISTRY
+
+    real, candidates, schema = five_row_example()
+    pair = Pair(real, candidates["Noisy"], schema)
+    shown = float(re.findall(r"\*\*(\d\.\d{3})\*\*", FINAL_STEP[name](pair))[-1])
+    assert shown == pytest.approx(REGISTRY[name](pair), abs=5e-4)
+
+
+def test_the_lesson_names_what_a_metric_cannot_tell_apart():
+    from privmetrics.compendium.metric_pages import lesson
+
+    assert lesson({"Real": 1.0, "Noisy": 0.8, "Unrelated": 0.8}) == (
+        "It cannot tell the noisy table from the unrelated one here: both score 0.800."
+    )
+    assert "above the copy" in lesson({"Real": 0.5, "Noisy": 0.9, "Unrelated": 0.1})
+    assert lesson({"Real": 1.0, "Noisy": 0.6, "Unrelated": 0.2}).endswith("as it should.")

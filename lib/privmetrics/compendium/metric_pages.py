@@ -118,6 +118,63 @@ def frequency_tables(pair: Pair, n_bins: int = 10) -> list[str]:
     ]
 
 
+def _nnaa_arithmetic(pair: Pair) -> str:
+    y_to_z, y_to_y = (
+        pair.nearest_distance("real", "synthetic"),
+        pair.nearest_distance("real", "real"),
+    )
+    z_to_y = pair.nearest_distance("synthetic", "real")
+    z_to_z = pair.nearest_distance("synthetic", "synthetic")
+    first, second = int((y_to_z > y_to_y).sum()), int((z_to_y > z_to_z).sum())
+    aa = 0.5 * (first / len(y_to_z) + second / len(z_to_y))
+    return (
+        f"A real row is *told apart* when its nearest synthetic row is farther than its nearest "
+        f"other real row: {first} of {len(y_to_z)}; a synthetic row when its nearest real row is "
+        f"farther than its nearest other synthetic row: {second} of {len(z_to_y)}. "
+        f"AA = ({first}/{len(y_to_z)} + {second}/{len(z_to_y)}) / 2 = {aa:.3f}, and the score is "
+        f"1 - AA = **{1 - aa:.3f}**."
+    )
+
+
+def _dcr_arithmetic(pair: Pair) -> str:
+    d = pair.nearest_distance("real", "synthetic", "famd")
+    avg = float(d.mean())
+    if avg == 0:
+        return "Every real row has a synthetic row at distance 0: the mean is 0 and the score 1."
+    log = float(np.log10(avg))
+    return (
+        f"The mean of the distances from each real row to its nearest synthetic row (in the FAMD "
+        f"projection) is a = ({' + '.join(f'{v:.3f}' for v in d)}) / {len(d)} = {avg:.3f}; "
+        f"log10 a = {log:.3f}, sigmoid({log:.3f}) = {1 / (1 + np.exp(-log)):.3f}, and the score is "
+        f"1 - {1 / (1 + np.exp(-log)):.3f} = **{1 - 1 / (1 + np.exp(-log)):.3f}**."
+    )
+
+
+# the final arithmetic of a worked calculation, where the tables above stop short of the score
+FINAL_STEP = {"NNAA": _nnaa_arithmetic, "DCR": _dcr_arithmetic}
+
+
+def lesson(scores: dict[str, float]) -> str:
+    """What the three candidates' scores teach, computed: a metric that gives two different
+    tables the same score cannot tell them apart here, and one that does not rank Real highest
+    misses the copy."""
+    said = []
+    labels = list(scores)
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            if abs(scores[a] - scores[b]) < 1e-9:
+                said.append(
+                    f"It cannot tell the {a.lower()} table from the {b.lower()} one here: both "
+                    f"score {scores[a]:.3f}."
+                )
+    if "Real" in scores and max(scores.values()) > scores["Real"] + 1e-9:
+        said.append("It scores another table above the copy itself.")
+    if not said:
+        ranked = sorted(scores, key=scores.get, reverse=True)
+        said.append(f"It orders the tables {' > '.join(t.lower() for t in ranked)}, as it should.")
+    return " ".join(said)
+
+
 def worked(name: str) -> str:
     """The worked calculation of ``name`` on the five-row example's Real and Noisy tables."""
     spec = REGISTRY[name]
@@ -151,11 +208,14 @@ def worked(name: str) -> str:
             "This metric's intermediate steps (a fitted model, a search over candidate rows or "
             "a baseline) are not traced here; the formula above and the notes below give them."
         )
+    if name in FINAL_STEP:
+        parts.append(FINAL_STEP[name](pair))
     others = {label: spec(Pair(real, table, schema)) for label, table in candidates.items()}
     parts.append(
         f"**Score on the noisy copy: {score:.3f}.** For comparison, the same real table against "
         + ", ".join(f"{label.lower()} {value:.3f}" for label, value in others.items())
-        + " (the five-row example's three candidates)."
+        + " (the five-row example's three candidates). "
+        + lesson(others)
     )
     return "\n\n".join(parts)
 
