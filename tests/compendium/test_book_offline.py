@@ -153,6 +153,8 @@ def test_the_reviewers_map_lists_every_paper_result_with_a_command_that_names_it
     table = reviewer_map(get_profile("paper"), report)
     assert "-p profile paper -p dataset texas" in table and "| 12 s |" in table
     assert "not timed here" in table  # exp12 has no step in this report
+    valued = reviewer_map(get_profile("paper"), report, values={"Table 7": "7 of 21 agree"})
+    assert "| 7 of 21 agree | 12 s |" in valued and "| a figure |" in valued
     page = (built.parent / "book" / "sources.html").read_text()
     assert "Where each result comes from" in page and "Figure 5" in page
 

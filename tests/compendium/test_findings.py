@@ -24,6 +24,17 @@ def test_the_paper_stores_sentences_state_the_analysis_numbers():
         assert f"{explained} of the {differences} differences in Table {table[-1]}" in text
 
 
+def test_the_reviewers_map_values_are_the_comparisons():
+    from privmetrics.compendium.findings import result_values
+
+    found = compare(get_profile("paper"))
+    values = result_values(found)
+    same, of = found.agree["table8"]
+    assert values["Table 8"] == f"{same} of {of} metrics in the paper's class"
+    assert values["Tables 11, 12"].startswith(f"{len(found.kept)} kept (the paper: 7)")
+    assert result_values(None) == {}
+
+
 def test_the_quick_edition_shows_the_paper_stores_numbers_too(tmp_path, monkeypatch):
     monkeypatch.setenv("PRIVMETRICS_RESULTS", str(tmp_path))  # neither store is there
     text = what_we_found(get_profile("quick"))

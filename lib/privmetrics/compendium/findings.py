@@ -113,6 +113,26 @@ def sentences(found: Comparison, lead: str | None = None) -> str:
     return " ".join(out)
 
 
+def result_values(found: Comparison | None) -> dict[str, str]:
+    """What each of the paper's tables comes to on one store, keyed as the reviewer's map
+    (:data:`privmetrics.compendium.sources.RESULTS`) names them; empty without results."""
+    if found is None:
+        return {}
+    out = {}
+    for table, item in (("table7", "Table 7"), ("table8", "Table 8")):
+        same, of = found.agree[table]
+        out[item] = f"{same} of {of} metrics in the paper's class"
+    for table, item in (("table9", "Table 9"), ("table10", "Table 10")):
+        if table in found.adjusted_rand:
+            out[item] = f"adjusted Rand index {found.adjusted_rand[table]:.2f} against the paper's"
+    out["Tables 11, 12"] = (
+        f"{len(found.kept)} kept (the paper: {PAPER_KEEPS}); {found.in_both} of the paper's "
+        f"{PAPER_KEEPS} among them"
+    )
+    out["Tables 7-12"] = "the rows above, each set beside the paper's"
+    return out
+
+
 def _shown(profile: Profile) -> list[Profile]:
     """The profile, and the paper profile beside it when ``profile.beside_paper``."""
     return [profile] + (

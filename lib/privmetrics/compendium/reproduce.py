@@ -345,11 +345,13 @@ def write_metric_pages(generated: Path | None = None) -> None:
 
 def write_sources_page(generated: Path | None = None) -> None:
     """The reviewer's map (:func:`privmetrics.compendium.sources.reviewer_map`) for the book."""
+    from privmetrics.compendium.findings import compare, result_values
     from privmetrics.compendium.sources import reviewer_map
 
     generated = generated or checkout_root() / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
-    (generated / "sources.md").write_text(reviewer_map(get_profile("paper")))
+    paper = get_profile("paper")
+    (generated / "sources.md").write_text(reviewer_map(paper, values=result_values(compare(paper))))
 
 
 def write_verify_page(generated: Path | None = None) -> None:

@@ -69,19 +69,25 @@ def notebook_seconds(report: Path) -> dict[str, float]:
     }
 
 
-def reviewer_map(profile: Profile, report: Path | None = None) -> str:
-    """The page's table, in Markdown."""
+def reviewer_map(
+    profile: Profile, report: Path | None = None, values: dict[str, str] | None = None
+) -> str:
+    """The page's table, in Markdown: each result, its notebook and command, what it gives on
+    ``profile``'s store (``values`` by item, e.g. :func:`privmetrics.compendium.findings.result_values`;
+    "a figure" for a figure) and the notebook's time in the timing report."""
     report = report or report_path(profile)
     seconds = notebook_seconds(report)
+    values = values or {}
     rows = [
-        "| paper | what | notebook | command | notebook time |",
-        "|---|---|---|---|---|",
+        f"| paper | what | notebook | command | on the `{profile.name}` store | notebook time |",
+        "|---|---|---|---|---|---|",
     ]
     for result in RESULTS:
         took = seconds.get(result.notebook)
         took = f"{took:.0f} s" if took is not None else f"not timed here (no `{report.name}`)"
+        value = values.get(result.item, "a figure" if result.item.startswith("Fig") else "-")
         rows.append(
             f"| {result.item} | {result.what} | `notebooks/{result.notebook}.ipynb` | "
-            f"`{command(result, profile.name)}` | {took} |"
+            f"`{command(result, profile.name)}` | {value} | {took} |"
         )
     return "\n".join(rows) + "\n"
