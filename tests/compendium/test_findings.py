@@ -88,3 +88,22 @@ def test_without_a_finding_the_headline_names_the_strongest_auc_and_why_it_does_
     text = attack_sentences(get_profile("paper"), attacks, pd.DataFrame(columns=["metric"]))
     assert "finds members in no configuration" in text
     assert "0.59 [0.54, 0.66] (texas Random, vulnerable targets, permutation p < 0.001)" in text
+
+
+def test_a_table_caption_counts_the_classes_beside_the_papers():
+    import pandas as pd
+
+    from privmetrics.compendium.findings import classes_beside_paper
+    from privmetrics.experiments.analysis import CLASSES
+
+    adequate, sometimes, inadequate = CLASSES
+    ours = pd.Series({"DCR": adequate, "MDCR": adequate, "NNAA": inadequate})
+    paper_counts = paper.paper_classes("table7").value_counts()
+    text = classes_beside_paper(get_profile("smoke"), "table7", ours)  # smoke: no paper store
+    assert text == (
+        f"**Table 7.** Profile `smoke`: 2 {adequate}, 0 {sometimes}, 1 {inadequate} (of 3); "
+        f"the paper: {paper_counts[adequate]} {adequate}, {paper_counts[sometimes]} {sometimes}, "
+        f"{paper_counts[inadequate]} {inadequate} (of 21)."
+    )
+    beside = classes_beside_paper(get_profile("quick"), "table7", ours)
+    assert "the shipped paper store: " in beside and beside.count("(of 3)") == 2

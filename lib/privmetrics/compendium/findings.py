@@ -231,3 +231,26 @@ def attack_headline(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFr
         blocks.append(attack_sentences(shown, table, predictiveness(table, results, seed=shown.seed),
                                        lead="At the paper's scale, from the shipped store"))  # fmt: skip
     return "\n\n".join(blocks)
+
+
+def classes_beside_paper(profile: Profile, table: str, ours: pd.Series) -> str:
+    """A caption for Table 7 or 8: how many of ``ours``'s metrics fall in each class on
+    ``profile``'s store and, when ``profile.beside_paper``, on the shipped paper store (the same
+    metrics), and how the paper classed its 21."""
+    name = table.replace("table", "Table ")
+    classify = analysis.table7 if table == "table7" else analysis.table8
+
+    def counts(classes: pd.Series) -> str:
+        found = classes.value_counts()
+        return (
+            ", ".join(f"{found.get(c, 0)} {c}" for c in analysis.CLASSES) + f" (of {len(classes)})"
+        )
+
+    parts = [f"**{name}.** Profile `{profile.name}`: {counts(ours)}"]
+    for shown in _shown(profile)[1:]:
+        if results_path(shown).exists():
+            summary = analysis.summarise(load_results(shown))
+            theirs = classify(summary).reindex(ours.index).dropna()
+            parts.append(f"the shipped paper store: {counts(theirs)}")
+    parts.append(f"the paper: {counts(paper.paper_classes(table))}")
+    return "; ".join(parts) + "."
