@@ -186,13 +186,17 @@ def test_the_check_sees_a_raw_markdown_table_and_a_full_precision_float():
     assert text_problems(rendered) == []
 
 
-def test_notebook_markdown_outputs_are_read_as_myst_which_has_tables():
-    import yaml
+def test_the_catalogue_is_an_html_table_with_a_link_per_metric():
+    """A notebook's Markdown output is read as CommonMark, which has no tables (a Markdown table
+    there stays a paragraph of pipes), and MyST would read the metric pages' links as
+    cross-references: the catalogue is shown as HTML."""
+    from privmetrics.compendium.bookcheck import text_problems
+    from privmetrics.compendium.metric_pages import catalogue_html
+    from privmetrics.metrics import REGISTRY
 
-    from privmetrics.paths import checkout_root
-
-    config = yaml.safe_load((checkout_root() / "_config.yml").read_text())
-    assert config["sphinx"]["config"]["nb_render_markdown_format"] == "myst"
+    shown = catalogue_html()
+    assert shown.count("<tr>") == len(REGISTRY) + 1
+    assert 'href="metric/01-AttributeInference.html"' in shown and text_problems(shown) == []
 
 
 def test_the_check_sees_a_figure_wider_than_the_column():

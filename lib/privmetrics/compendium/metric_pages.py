@@ -326,6 +326,14 @@ def catalogue_table(link_prefix: str = "metric/") -> str:
     return md_table(pd.DataFrame(rows), index=False)
 
 
+def catalogue_html(link_prefix: str = "metric/") -> str:
+    """:func:`catalogue_table` as an HTML table, for a notebook's output: myst-nb reads a Markdown
+    output as CommonMark, which has no tables."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").render(catalogue_table(link_prefix))
+
+
 def write_pages(folder) -> list:
     """Every metric's page into ``folder`` (numbered in registry order, so a glob keeps it)."""
     from pathlib import Path
