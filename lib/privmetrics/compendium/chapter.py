@@ -109,13 +109,10 @@ def setup(
 def end_here(note: str) -> None:
     """Show ``note`` and skip every later code cell of the running notebook, so that it ends with
     the note and no traceback (an IPython input transformer that empties each cell; outside
-    IPython the note is printed and nothing else happens)."""
-    try:
-        from IPython import get_ipython
-        from IPython.display import Markdown, display
-    except ImportError:  # pragma: no cover - IPython comes with the notebooks' stack
-        print(note)
-        return
+    IPython, in a plain script, the note is printed and nothing else happens)."""
+    from IPython import get_ipython  # the notebooks' stack
+    from IPython.display import Markdown, display
+
     shell = get_ipython()
     if shell is None:
         print(note)

@@ -19,6 +19,7 @@ from privmetrics.experiments import analysis, paper
 from privmetrics.experiments.profiles import Profile, get_profile
 from privmetrics.experiments.runner import load_results, missing_cells, results_path
 from privmetrics.experiments.store import ResultsStore
+from privmetrics.experiments.ways import edition
 from privmetrics.metrics import select
 
 PAPER_KEEPS = 7  # the paper's final selection, Table 12
@@ -48,12 +49,14 @@ def compare(profile: Profile) -> Comparison | None:
     store_path = results_path(profile)
     if not store_path.exists():
         return None
-    raw = ResultsStore(store_path).results()
+    store = ResultsStore(store_path)
+    raw = store.results()
     raw = raw[raw.dataset.isin(profile.datasets)]
     if raw.empty:
         return None
     names = [m.name for m in select("paper")]
-    summary = analysis.summarise(load_results(profile, metrics="paper"))
+    ours = edition(raw, "ours")  # as load_results reads the store, without reading it again
+    summary = analysis.summarise(ours[ours.metric.isin(names)].reset_index(drop=True))
     t7, t8 = analysis.table7(summary), analysis.table8(summary)
     agree = {}
     for table, ours in (("table7", t7), ("table8", t8)):
@@ -73,7 +76,7 @@ def compare(profile: Profile) -> Comparison | None:
             )
     return Comparison(
         profile=profile.name, datasets=sorted(set(raw.dataset)),
-        complete=not missing_cells(profile, ResultsStore(store_path)),
+        complete=not missing_cells(profile, store),
         agree=agree, kept=kept, in_both=int((lists.paper & lists.ours).sum()),
         adjusted_rand=rand, causes=paper.causes(raw, names),
     )  # fmt: skip
@@ -167,7 +170,7 @@ def attack_sentences(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataF
         RELIABLE,
         _above_chance,
     )
-    from privmetrics.experiments.game_findings import VERDICTS
+    from privmetrics.experiments.game_findings import VERDICTS, members_found
 
     auc = attacks[attacks.measure == "AUC"]
     if auc.empty:
@@ -178,8 +181,7 @@ def attack_sentences(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataF
     real = auc[auc.config == "Real"]
     caught = sum(_above_chance(r, 0.5) for r in real.itertuples())
     others = auc[auc.config != "Real"]
-    alpha = 0.05 / max(others.groupby(["dataset", "kind"]).size().max(), 1)
-    found = [r for r in others.itertuples() if _above_chance(r, 0.5, alpha)]
+    found = [r for _, part in others.groupby(["dataset", "kind"]) for r in members_found(part)]
     targets = int(auc["n targets"].min())
     out = [f"{lead or 'In this edition'} (profile `{profile.name}`: {targets} targets of each kind "
            f"per dataset), the membership attack catches Real in {caught} of {groups} "

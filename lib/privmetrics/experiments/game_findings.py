@@ -72,6 +72,15 @@ def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("A
     return "\n".join(lines) + "\n"
 
 
+def members_found(others: pd.DataFrame) -> list:
+    """The rows of ``others`` (one (dataset, kind)'s AUC rows for the configurations other than
+    Real) in which the attack finds members: above chance by the module doc's rule, the
+    permutation test's level divided by the number of configurations scanned (Bonferroni: one in
+    twenty would pass by chance at 0.05)."""
+    alpha = 0.05 / max(len(others), 1)
+    return [r for _, r in others.iterrows() if _above_chance(r, 0.5, alpha)]
+
+
 def found_members(attacks: pd.DataFrame, results: pd.DataFrame, final: list[str]) -> str:
     """Generated sentences: per dataset and target kind, the configurations other than Real in
     which the membership attack finds members (its AUC above chance by the module doc's rule, the
@@ -83,11 +92,7 @@ def found_members(attacks: pd.DataFrame, results: pd.DataFrame, final: list[str]
     lines = []
     for (dataset, kind), part in auc.groupby(["dataset", "kind"], sort=False):
         scores = chosen[chosen.dataset == dataset].groupby("config").score.mean()
-        others = part[part.config != "Real"]
-        # Bonferroni over the configurations scanned: one in twenty would pass by chance at 0.05
-        found = [
-            r for _, r in others.iterrows() if _above_chance(r, 0.5, 0.05 / max(len(others), 1))
-        ]
+        found = members_found(part[part.config != "Real"])
         if not found:
             lines.append(f"- **{dataset}, {kind} targets**: beyond Real, the attack finds members "
                          "in no configuration.")  # fmt: skip
