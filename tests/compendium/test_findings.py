@@ -107,3 +107,16 @@ def test_a_table_caption_counts_the_classes_beside_the_papers():
     )
     beside = classes_beside_paper(get_profile("quick"), "table7", ours)
     assert "the shipped paper store: " in beside and beside.count("(of 3)") == 2
+
+
+def test_the_random_baseline_sentence_counts_the_uniform_controls_causes():
+    from dataclasses import replace
+
+    found = compare(get_profile("paper"))
+    assert found.controlled  # the shipped store holds the Uniform control
+    n = int(found.causes.cause.str.contains(paper.RANDOM_BASELINE, regex=False).sum())
+    text = sentences(found)
+    assert f"Putting Uniform in Random's place gives the paper's class for {n} difference" in text
+    untested = sentences(replace(found, controlled=False))
+    assert "not tested here: this store holds no Uniform control" in untested
+    assert "Putting Uniform" not in untested

@@ -233,17 +233,19 @@ def _alive(pid: int) -> bool:
 
 
 def test_the_paper_edition_reads_its_grid_from_the_store_and_studies_at_quick_scale():
+    from privmetrics.experiments.grid import grid_configurations
     from privmetrics.experiments.runner import results_path
 
     paper, quick = PROFILES["paper"], PROFILES["quick"]
     assert paper.study_profile == "quick" and quick.study_profile == "quick"
     assert PROFILES["smoke"].study_profile == "smoke"
-    # the shipped store holds the whole capped grid: 3 datasets x 16 configurations x 3 runs
+    # the shipped store holds the whole capped grid: 3 datasets x 17 configurations (with the
+    # Uniform control) x 3 runs
     shipped = results_path(paper)
     with sqlite3.connect(f"file:{shipped}?mode=ro", uri=True) as conn:  # read only: it is tracked
         cells = conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
     assert paper.max_runs == paper.min_runs == 3
-    assert cells == len(paper.datasets) * 16 * paper.max_runs
+    assert cells == len(paper.datasets) * len(grid_configurations()) * paper.max_runs == 153
 
 
 def test_opening_the_shipped_store_leaves_its_bytes_as_they_were(tmp_path):

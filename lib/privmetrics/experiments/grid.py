@@ -5,8 +5,12 @@ PrivBayes and PATE-GAN at epsilon 0.2, 1, 2, 10, CTGAN, TVAE and Real. Four more
 beside them so that every difference from the paper can be measured: PATE-GAN with the settings
 the paper ran ("PATE-GAN (paper)": synthcity's 10 teachers and vote noise of scale 1,000, see
 :mod:`privmetrics.synthesisers.pategan`) at the same four epsilons. The analyses take either our
-PATE-GAN or the paper's (:func:`privmetrics.experiments.ways.edition`), never both. The Uniform
-baseline (Section 8.3) can be added with ``with_uniform=True``.
+PATE-GAN or the paper's (:func:`privmetrics.experiments.ways.edition`), never both.
+
+The grid also holds the Uniform baseline (Section 8.3) as a *control*: no analysis reads it by
+default (:func:`~privmetrics.experiments.ways.edition` leaves it out), and the comparison chapter
+puts it in Random's place to measure whether our Random baseline (Algorithm 22) explains a
+difference from the paper (:func:`privmetrics.experiments.paper.causes`).
 """
 
 from __future__ import annotations
@@ -83,8 +87,18 @@ def paper_configurations(
     return configs
 
 
+def grid_configurations(techniques: tuple[str, ...] | None = None) -> list[Configuration]:
+    """What the runner computes: :func:`paper_configurations` with the paper's PATE-GAN settings
+    and the Uniform control."""
+    return paper_configurations(techniques, with_uniform=True, with_paper_settings=True)
+
+
+# configurations the grid holds only to measure a cause; editions leave them out unless asked
+CONTROLS = ("Uniform",)
+
+
 def configuration_order(labels) -> list[str]:
     """Labels sorted in grid order (unknown labels last, alphabetically)."""
-    configs = paper_configurations(with_uniform=True, with_paper_settings=True)
+    configs = grid_configurations()
     order = {c.label: i for i, c in enumerate(configs)}
     return sorted(labels, key=lambda lab: (order.get(lab, len(order)), lab))

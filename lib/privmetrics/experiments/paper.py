@@ -186,33 +186,54 @@ def three_ways(
 
 # the cause of a difference that no measured change explains (not "the data": nothing measured it)
 UNEXPLAINED = "unexplained (no measured change gives the paper's class)"
+# the change that puts the Uniform control in Random's place
+RANDOM_BASELINE = "Random baseline (Uniform in its place)"
+
+
+def uniform_as_random(raw: pd.DataFrame) -> pd.DataFrame | None:
+    """``raw`` with the Uniform control's cells in Random's place (labelled Random), or None when
+    the store holds no Uniform cell: the lower baseline changed, everything else as it was."""
+    uniform = raw.config == "Uniform"
+    if not uniform.any():
+        return None
+    out = raw[raw.config != "Random"].copy()
+    out.loc[out.config == "Uniform", ["config", "technique"]] = ["Random", "random"]
+    return out
 
 
 def causes(raw: pd.DataFrame, metrics: list[str], min_effect: float | None = None) -> pd.DataFrame:
     """For Tables 7 and 8, every metric whose class (ours repaired) differs from the paper's, with
     the cause *measured*: the class is recomputed with one change at a time, and a change that
     gives the paper's class is a cause. Changes: the paper's definition of the metric, the paper's
-    PATE-GAN settings, both, and the rule without an effect size. When none gives the paper's
-    class, the difference is :data:`UNEXPLAINED`: it may lie in the data (dataset, sample size or
-    seeds), which these results cannot separate, but nothing here measured that."""
+    PATE-GAN settings, both, the rule without an effect size, and (when the store holds the Uniform
+    control) :data:`RANDOM_BASELINE`: Uniform in place of our Random, whose Algorithm 22 noise is
+    scaled by the data's range. When none gives the paper's class, the difference is
+    :data:`UNEXPLAINED`: it may lie in the data (dataset, sample size or seeds), which these
+    results cannot separate, but nothing here measured that."""
     from privmetrics.experiments.analysis import MIN_EFFECT, summarise, table7, table8
 
     effect = MIN_EFFECT if min_effect is None else min_effect
+    # name -> (raw results, definitions, PATE-GAN settings, minimum effect)
     variants = {
-        "definition": (("paper", "ours"), effect),
-        "PATE-GAN settings": (("ours", "paper"), effect),
-        "definition and PATE-GAN together": (("paper", "paper"), effect),
-        "rule (no effect size)": (("ours", "ours"), 0.0),
+        "definition": ("raw", "paper", "ours", effect),
+        "PATE-GAN settings": ("raw", "ours", "paper", effect),
+        "definition and PATE-GAN together": ("raw", "paper", "paper", effect),
+        "rule (no effect size)": ("raw", "ours", "ours", 0.0),
     }
+    sources = {"raw": raw}
+    control = uniform_as_random(raw)
+    if control is not None:
+        sources["uniform"] = control
+        variants[RANDOM_BASELINE] = ("uniform", "ours", "ours", effect)
     summaries = {}
-    for reading_key in {v[0] for v in variants.values()} | {("ours", "ours")}:
-        results = reading(raw, *reading_key)
-        summaries[reading_key] = summarise(results[results.metric.isin(metrics)])
+    for key in {v[:3] for v in variants.values()} | {("raw", "ours", "ours")}:
+        results = reading(sources[key[0]], *key[1:])
+        summaries[key] = summarise(results[results.metric.isin(metrics)])
     rows = []
     for table, classify in (("table7", table7), ("table8", lambda s, e: table8(s, min_effect=e))):
         paper = paper_classes(table)
-        ours = classify(summaries["ours", "ours"], effect)
-        changed = {name: classify(summaries[key], e) for name, (key, e) in variants.items()}
+        ours = classify(summaries["raw", "ours", "ours"], effect)
+        changed = {name: classify(summaries[v[:3]], v[3]) for name, v in variants.items()}
         for metric in paper.index:
             if metric not in ours.index or ours[metric] == paper[metric]:
                 continue

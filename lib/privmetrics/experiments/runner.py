@@ -42,7 +42,7 @@ from tqdm import tqdm
 from privmetrics.data.datasets import load_dataset
 from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
 from privmetrics.experiments.analysis import summarise
-from privmetrics.experiments.grid import Configuration, paper_configurations
+from privmetrics.experiments.grid import Configuration, grid_configurations
 from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.store import ResultsStore, current_commit, missing_note
 from privmetrics.experiments.ways import edition
@@ -230,7 +230,7 @@ def run_grid(
     (:func:`.cluster.dask_client`) whose workers compute the cells instead of joblib's."""
     store = store or ResultsStore(results_path(profile))
     datasets = list(datasets or profile.datasets)
-    configs = paper_configurations(techniques, with_paper_settings=True)
+    configs = grid_configurations(techniques)
     names = [m.name for m in select(metrics)]
     runs = {(d, c.label): profile.min_runs for d in datasets for c in configs}
     n_jobs = n_jobs or profile.n_jobs
@@ -353,7 +353,7 @@ def generate_tables(
 ) -> int:
     """Fill the synthetic-table cache for the profile's grid without scoring anything (the slow
     neural fits can run ahead of the metrics); returns the number of tables now cached."""
-    configs = paper_configurations(techniques, with_paper_settings=True)
+    configs = grid_configurations(techniques)
     cells = [
         Cell(d, profile.rows_for(d), c, r, profile.seed + r)
         for d in datasets or profile.datasets
@@ -400,7 +400,7 @@ def missing_cells(
     return [
         Cell(d, profile.rows_for(d), c, r, profile.seed + r)
         for d in datasets or profile.datasets
-        for c in paper_configurations(techniques, with_paper_settings=True)
+        for c in grid_configurations(techniques)
         for r in range(profile.min_runs)
         if not names <= done.get((d, c.label, r), set())
     ]

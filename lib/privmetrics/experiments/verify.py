@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from privmetrics.experiments.grid import paper_configurations
+from privmetrics.experiments.grid import grid_configurations
 from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.runner import Cell, compute_cell, results_path
 from privmetrics.experiments.store import ResultsStore
@@ -70,7 +70,7 @@ COST_SECONDS = {"real": 3, "random": 4, "uniform": 4, "privbayes": 3, "pategan":
 
 def configurations() -> dict[str, object]:
     """Every configuration a store may hold (the paper's PATE-GAN settings too), by label."""
-    return {c.label: c for c in paper_configurations(None, with_paper_settings=True)}
+    return {c.label: c for c in grid_configurations()}
 
 
 def choose_cells(

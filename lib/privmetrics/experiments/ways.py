@@ -9,20 +9,28 @@ names, so that every analysis of :mod:`.analysis` runs on it unchanged:
 * ``"paper"``: the paper's definitions where ours differ (``<metric>@paper``) and the paper's
   PATE-GAN settings: the paper's experiment as well as we can run it;
 * ``"priveval"``: PrivEval's definitions where they differ (``<metric>@priveval``), our PATE-GAN.
+
+Every edition leaves out the grid's control configurations (:data:`.grid.CONTROLS`, the Uniform
+baseline) unless ``controls=True``: the paper's analyses know two baselines, Real and Random.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from privmetrics.experiments.grid import CONTROLS
+
 EDITIONS = ("ours", "paper", "priveval")
 PAPER_SETTING = " (paper)"  # in a configuration label: a technique run with the paper's settings
 
 
-def edition(results: pd.DataFrame, way: str = "ours") -> pd.DataFrame:
-    """``results`` (the tidy store table) as edition ``way``, with plain metric and config names."""
+def edition(results: pd.DataFrame, way: str = "ours", controls: bool = False) -> pd.DataFrame:
+    """``results`` (the tidy store table) as edition ``way``, with plain metric and config names;
+    the control configurations (Uniform) only when ``controls``."""
     if way not in EDITIONS:
         raise ValueError(f"edition must be one of {EDITIONS}, got {way!r}")
+    if not controls:
+        results = results[~results.config.isin(CONTROLS)]
     paper_setting = results.config.str.contains(PAPER_SETTING, regex=False)
     tagged = results.metric.str.contains("@", regex=False)
     base = results.metric.str.split("@").str[0]
