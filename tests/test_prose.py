@@ -46,3 +46,11 @@ def test_every_metric_summary_is_a_whole_sentence():
     cut = {name: spec.summary[-40:] for name, spec in REGISTRY.items()
            if not spec.summary.rstrip().endswith((".", ")"))}  # fmt: skip
     assert cut == {}
+
+
+def test_a_span_says_one_value_once():
+    from privmetrics.prose import span
+
+    assert span([3, 7, 5]) == "3 to 7"
+    assert span([0.65, 0.65], "{:.0%}") == "65%"
+    assert span([0.5, 0.25], "{:.0%}") == "25% to 50%"

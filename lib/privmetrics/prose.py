@@ -47,3 +47,10 @@ def settings(params: dict) -> str:
     """Keyword settings as a reader writes them: ``{"log_base": math.e, "tau": 0.9}`` as
     ``log_base=e, tau=0.9`` (each value by :func:`setting`)."""
     return ", ".join(f"{key}={setting(value)}" for key, value in params.items())
+
+
+def span(values, form: str = "{}") -> str:
+    """The range of ``values`` as a sentence writes it: ``"3 to 7"``, or ``"3"`` when every value
+    is the same; each end formatted by ``form`` (``"{:.0%}"``)."""
+    low, high = min(values), max(values)
+    return form.format(low) if low == high else f"{form.format(low)} to {form.format(high)}"

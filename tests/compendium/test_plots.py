@@ -38,3 +38,24 @@ def test_every_heatmap_fits_the_column_however_many_configurations():
     (head,) = re.findall(r"base64,([A-Za-z0-9+/]{32})", shown)
     assert _png_width(head) <= FIGURE_PIXELS
     assert "max-width:100%" in shown and "overflow-x" not in shown
+
+
+def test_a_captioned_table_keeps_pandas_numbers_and_numbers_its_caption():
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {"rho": [0.123456789, 1.0], "verdict": ["follows", "does not"]}, ["a", "b"]
+    )
+    first = plots.table(frame, "Two **metrics** and their rho.")
+    second = plots.table(frame["rho"], "The same, as a Series.")
+    html = first._repr_html_()
+    assert html.count("<caption") == 1 and html.index("<caption") < html.index("<thead")
+    assert f"<strong>Table {first.number}.</strong> Two <strong>metrics</strong>" in html
+    # the body is pandas' own rendering: the caption is the only difference
+    assert re.sub(r"<caption.*?</caption>", "", html) == frame._repr_html_()
+    assert second.number == first.number + 1
+    assert repr(second).startswith(f"Table {second.number}. The same") and "0.123457" in repr(
+        second
+    )
+    styled = plots.table(frame.style.format("{:.2f}", subset=["rho"]), "Styled.")._repr_html_()
+    assert "<caption" in styled and "0.12" in styled

@@ -134,3 +134,43 @@ def captioned(fig, caption: str, alt: str):
         f'style="{style}" src="data:image/png;base64,{image}"></div><figcaption><strong>Figure '
         f"{next(_numbers)}.</strong> {text}</figcaption></figure>"
     )
+
+
+_table_numbers = iter(range(1, 10_000))  # tables of one page, numbered apart from the figures
+
+
+class CaptionedTable:
+    """A result table shown with a numbered caption above it (an HTML ``<caption>``): the
+    frame's own pandas rendering, so every number reads as it would uncaptioned."""
+
+    def __init__(self, table, caption: str):
+        self.table, self.caption, self.number = table, caption, next(_table_numbers)
+
+    def _repr_html_(self) -> str:
+        import re
+
+        from markdown_it import MarkdownIt
+
+        text = MarkdownIt().renderInline(self.caption)
+        caption = (
+            '<caption style="caption-side:top;text-align:left">'
+            f"<strong>Table {self.number}.</strong> {text}</caption>"
+        )
+        return re.sub(
+            r"(<table[^>]*>)",
+            r"\1" + caption.replace("\\", r"\\"),
+            self.table._repr_html_(),
+            count=1,
+        )
+
+    def __repr__(self) -> str:
+        body = self.table.to_string() if hasattr(self.table, "to_string") else repr(self.table)
+        return f"Table {self.number}. {self.caption}\n{body}"
+
+
+def table(frame, caption: str) -> CaptionedTable:
+    """``frame`` (a DataFrame, Series or Styler) as a numbered table of the page with ``caption``
+    (what it holds and how to read it); ``display`` it or leave it last in a cell."""
+    if isinstance(frame, pd.Series):
+        frame = frame.to_frame()
+    return CaptionedTable(frame, caption)
