@@ -55,9 +55,7 @@ def test_every_order_matches_the_scalar_reference(lam, gap):
     acc = MomentsAccountant(lam=lam, delta=1e-6, max_order=200)
     expected = [reference_moment(lam, gap, order) for order in range(1, 201)]
     # atol: at consensus alpha is ~1e-16, where the accountant's log-space sum is the exact one
-    np.testing.assert_allclose(
-        acc.moments(np.array([float(gap)])), expected, rtol=1e-9, atol=1e-13
-    )
+    np.testing.assert_allclose(acc.moments(np.array([float(gap)])), expected, rtol=1e-9, atol=1e-13)
 
 
 def test_the_data_dependent_bound_is_used_only_where_it_is_valid():
@@ -145,9 +143,7 @@ def test_what_a_budget_buys_by_hand_and_against_a_fit(fitted):
     which is 8.92 at T = 4 (l = 3) and 10.2 at T = 5: epsilon 10 allows 4 tied iterations."""
     from privmetrics.experiments.pategan_study import defaults_for, iterations_allowed
 
-    assert defaults_for(2000) == pytest.approx(
-        {"teachers": 200, "lam": 0.05, "delta": 2000**-1.5}
-    )
+    assert defaults_for(2000) == pytest.approx({"teachers": 200, "lam": 0.05, "delta": 2000**-1.5})
     assert iterations_allowed(2000, 10.0, 0.0) == 4
     # more agreement or more budget never buys fewer iterations
     allowed = [[iterations_allowed(2000, e, c) for c in (0.0, 0.5, 0.9, 1.0)] for e in (1, 2, 10)]
