@@ -159,3 +159,45 @@ def test_a_tiny_release_and_swapped_files_are_warned_about(texas300):
     assert "look swapped" in mistakes(synthetic, real, holdout, schema)[0]
     assert not [m for m in mistakes(real, synthetic, holdout, schema) if "swapped" in m]
     assert infer_schema(real).names == schema.names
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz", ".parquet"])
+def test_holdout_split_writes_two_disjoint_parts_in_the_same_format(texas300, tmp_path, suffix):
+    from privmetrics.audit.files import read_table, split_holdout
+
+    frame = texas300[0]
+    frame = frame.assign(missing=np.where(np.arange(len(frame)) % 7 == 0, np.nan, 1.0))
+    real = tmp_path / f"real{suffix}"
+    frame.to_parquet(real, index=False) if suffix == ".parquet" else frame.to_csv(real, index=False)
+    train, holdout = split_holdout(real, 0.25, seed=3)
+    assert (train.name, holdout.name) == (f"real-train{suffix}", f"real-holdout{suffix}")
+    a, b = read_table(train), read_table(holdout)
+    assert (len(a), len(b)) == (225, 75)
+
+    # together the two parts are the table's rows, each once, missing values kept
+    # (compared as text: a part without the column's one "INVALID" is read as numbers)
+    def rows(t):
+        return sorted(map(tuple, t.astype(str).to_numpy()))
+
+    assert rows(pd.concat([a, b])) == rows(read_table(real))
+    assert b.missing.isna().sum() + a.missing.isna().sum() == frame.missing.isna().sum()
+    # seeded: the same split again would overwrite, and is refused
+    with pytest.raises(InvalidInputError, match="would overwrite"):
+        split_holdout(real, 0.25, seed=3)
+
+
+def test_holdout_split_on_the_command_line_says_what_comes_next(files, capsys):
+    path = files[0]
+    code, out = audit_cli(capsys, path / "real.csv", "--holdout-split", "0.2")
+    assert code == 0 and (path / "real-holdout.csv").exists()
+    assert f"--holdout {path / 'real-holdout.csv'}" in out.out
+    assert "train your generator on" in out.out
+    for bad in (["--holdout-split", "1.5"], ["--holdout-split", "0.0001"]):
+        code, out = audit_cli(capsys, path / "real.csv", *bad)
+        assert code == 2 and "--holdout-split" in out.err
+    # a release given with it is a mistake: the split comes before training
+    code, out = audit_cli(capsys, path / "real.csv", path / "synth.csv", "--holdout-split", "0.3")
+    assert code == 2 and "give no release" in out.err
+    # and without it, the release is required
+    code, out = audit_cli(capsys, path / "real.csv")
+    assert code == 2 and "give the release to audit" in out.err

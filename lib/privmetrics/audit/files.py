@@ -232,3 +232,40 @@ def resolve_schema(
             "value has nothing to infer; remove them from one of the two"
         )
     return schema.with_roles(key=key, sensitive=sensitive), inferred
+
+
+def split_holdout(
+    path: str | Path, fraction: float, seed: int = 0, na_values: list[str] | None = None
+) -> tuple[Path, Path]:
+    """Split the real table at ``path`` at random into a training part and a holdout of
+    ``fraction`` of its rows, written beside it in the same format as ``<name>-train`` and
+    ``<name>-holdout``; returns their paths. The holdout is what ``--holdout`` wants only if the
+    generator is then trained on the training part alone: rows it has seen are members, not a
+    baseline. Neither file may exist yet (a user's data is never overwritten)."""
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
+        raise InvalidInputError(f"--holdout-split must be a fraction in (0, 1), got {fraction!r}")
+    path = Path(path)
+    frame = read_table(path, na_values)
+    n_holdout = int(round(fraction * len(frame)))
+    if not 0 < n_holdout < len(frame):
+        raise InvalidInputError(
+            f"--holdout-split {fraction:g} of {len(frame)} row(s) leaves one part empty: give a "
+            "larger table or another fraction"
+        )
+    compressed = len(path.suffixes) >= 2 and path.suffixes[-1].lower() in COMPRESSED
+    extension = "".join(path.suffixes[-2:]) if compressed else path.suffix
+    base = path.name[: len(path.name) - len(extension)]
+    out = tuple(path.with_name(f"{base}-{part}{extension}") for part in ("train", "holdout"))
+    existing = [str(p) for p in out if p.exists()]
+    if existing:
+        raise InvalidInputError(
+            f"--holdout-split would overwrite {', '.join(existing)}: move it first"
+        )
+    order = np.random.default_rng(seed).permutation(len(frame))
+    parts = (frame.iloc[np.sort(order[n_holdout:])], frame.iloc[np.sort(order[:n_holdout])])
+    for target, part in zip(out, parts, strict=True):
+        if target.suffix.lower() in (".parquet", ".pq"):
+            part.to_parquet(target, index=False)
+        else:
+            part.to_csv(target, index=False)
+    return out

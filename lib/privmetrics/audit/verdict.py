@@ -105,11 +105,11 @@ def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -
         if level == "some risk" and len(near) and anchor != "holdout":
             headline += (f" One attack measure alone places it near Real against Random (high "
                          f"risk needs {need}): audit with a holdout (real rows the generator "
-                         "never saw, --holdout) to decide.")  # fmt: skip
+                         "never saw, --holdout; --holdout-split makes one before training) to decide.")  # fmt: skip
         if level == "low risk" and anchor == "Random":
             headline += (" Near Random means nearer to noise than to a copy, not safe: audit "
-                         "with a holdout (real rows the generator never saw) to compare with "
-                         "new people of the same population.")  # fmt: skip
+                         "with a holdout (real rows the generator never saw; --holdout-split makes "
+                         "one before training) to compare with new people of the same population.")  # fmt: skip
         verdict = Verdict(level, headline, flagged=list(strongest.metric))
     alike = table[resembling & (bands == "near Real")]
     if len(alike) and verdict.level != "cannot tell":

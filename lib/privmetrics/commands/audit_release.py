@@ -17,12 +17,22 @@ FAIL_RULES = ("near-real", "between")
 
 def add_arguments(parser) -> None:
     parser.add_argument("real", help="the real data, .csv or .parquet")
-    parser.add_argument("synthetic", help="the synthetic data, same columns")
+    parser.add_argument(
+        "synthetic", nargs="?", help="the synthetic data, same columns (not with --holdout-split)"
+    )
     parser.add_argument("--schema", help="YAML schema; inferred from the real data when absent")
     parser.add_argument(
         "--holdout",
         help="real rows the generator never saw (same columns): the position then runs from the "
         "holdout's scores (0) to Real (1)",
+    )
+    parser.add_argument(
+        "--holdout-split",
+        type=float,
+        metavar="FRACTION",
+        help="before you train: split the real table at random into <name>-train and "
+        "<name>-holdout (this fraction of its rows) beside it, and print the commands that follow "
+        "(train the generator on the first part only, then audit with --holdout); no release",
     )
     parser.add_argument(
         "--key", type=comma_list, help="comma-separated key attributes (default: all non-sensitive)"
@@ -86,7 +96,14 @@ def run(args) -> int:
     from privmetrics.audit.verdict import fails, parse_threshold
     from privmetrics.data.validation import InvalidInputError
 
+    if getattr(args, "holdout_split", None) is not None:
+        return _split(args)
     try:
+        if args.synthetic is None:
+            raise InvalidInputError(
+                "give the release to audit after the real table (or --holdout-split FRACTION to "
+                "make a holdout before you train)"
+            )
         if args.fail_on and args.fail_on not in FAIL_RULES:
             try:
                 parse_threshold(args.fail_on)
@@ -156,4 +173,25 @@ def run(args) -> int:
         if met:
             print(f"--fail-on {args.fail_on}: met by {', '.join(met)}")
             return 1
+    return 0
+
+
+def _split(args) -> int:
+    """``--holdout-split``: write the training part and the holdout, then say what comes next."""
+    from privmetrics.audit.files import split_holdout
+    from privmetrics.data.validation import InvalidInputError
+
+    try:
+        if args.synthetic is not None or args.holdout:
+            raise InvalidInputError(
+                "--holdout-split splits the real table before a generator is trained: give no "
+                "release and no --holdout with it"
+            )
+        train, holdout = split_holdout(args.real, args.holdout_split, args.seed, args.na_values)
+    except InvalidInputError as exc:
+        print(f"privmetrics audit: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"training part: {train}\nholdout: {holdout}")
+    print(f"next: train your generator on {train} only (the holdout must stay unseen), then")
+    print(f"  privmetrics audit {train} RELEASE --holdout {holdout}")
     return 0
