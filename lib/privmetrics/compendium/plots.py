@@ -136,15 +136,14 @@ def captioned(fig, caption: str, alt: str):
     )
 
 
-_table_numbers = iter(range(1, 10_000))  # tables of one page, numbered apart from the figures
-
-
 class CaptionedTable:
-    """A result table shown with a numbered caption above it (an HTML ``<caption>``): the
-    frame's own pandas rendering, so every number reads as it would uncaptioned."""
+    """A result table shown with its caption above it (an HTML ``<caption>``): the frame's own
+    pandas rendering, so every number reads as it would uncaptioned. Unnumbered: the book names
+    the paper's tables "Table 7" to "Table 12", and a page's own "Table 1" beside them would read
+    as the paper's."""
 
     def __init__(self, table, caption: str):
-        self.table, self.caption, self.number = table, caption, next(_table_numbers)
+        self.table, self.caption = table, caption
 
     def _repr_html_(self) -> str:
         import re
@@ -152,10 +151,7 @@ class CaptionedTable:
         from markdown_it import MarkdownIt
 
         text = MarkdownIt().renderInline(self.caption)
-        caption = (
-            '<caption style="caption-side:top;text-align:left">'
-            f"<strong>Table {self.number}.</strong> {text}</caption>"
-        )
+        caption = f'<caption style="caption-side:top;text-align:left">{text}</caption>'
         return re.sub(
             r"(<table[^>]*>)",
             r"\1" + caption.replace("\\", r"\\"),
@@ -165,12 +161,12 @@ class CaptionedTable:
 
     def __repr__(self) -> str:
         body = self.table.to_string() if hasattr(self.table, "to_string") else repr(self.table)
-        return f"Table {self.number}. {self.caption}\n{body}"
+        return f"{self.caption}\n{body}"
 
 
 def table(frame, caption: str) -> CaptionedTable:
-    """``frame`` (a DataFrame, Series or Styler) as a numbered table of the page with ``caption``
-    (what it holds and how to read it); ``display`` it or leave it last in a cell."""
+    """``frame`` (a DataFrame, Series or Styler) with ``caption`` (what it holds and how to read
+    it) above it; ``display`` it or leave it last in a cell."""
     if isinstance(frame, pd.Series):
         frame = frame.to_frame()
     return CaptionedTable(frame, caption)
