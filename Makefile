@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@echo "installing into $(VENV) (log: $(LOG)) ..."
 	@( $(PY) -m pip install --upgrade pip \
 	   && $(PY) -m pip install torch==2.13.0 \
-	   && $(PY) -m pip install -e ".[book,test,crosscheck,distributed]" ) > $(LOG) 2>&1 \
+	   && $(PY) -m pip install -e ".[book,test,crosscheck,distributed,dp]" ) > $(LOG) 2>&1 \
 	   || (tail -30 $(LOG); echo "installation failed, see $(LOG)"; exit 1)
 	@rm -f $(VENV)/.installed-*
 	@touch $@

@@ -26,6 +26,7 @@ FAST = {
     "tvae": {"epochs": 2, "batch_size": 100},
     "pategan": {"epsilon": 10.0, "max_iterations": 20},
     "privbayes": {"epsilon": 1.0},
+    "mst": {"epsilon": 1.0, "iters": 100},
 }
 
 
@@ -44,7 +45,7 @@ def test_shape_columns_and_dtypes(table, name):
         assert out[col].map(type).eq(str).all()
     assert set(out["flag"]) <= {"yes", "no"}  # a binary attribute stays binary
     for col in schema.categorical:  # no technique but Random invents categories
-        if name in ("privbayes", "pategan"):  # the DP ones draw from the declared domain
+        if name in ("privbayes", "pategan", "mst"):  # the DP ones draw from the declared domain
             assert set(out[col]) <= set(schema.domain[col].values), col
         elif name != "random":
             assert set(out[col]) <= set(frame[col]), col
