@@ -269,7 +269,8 @@ BARE = [c for c in CORRUPTIONS if c.bare]
 
 
 @pytest.mark.parametrize("corruption", [None, *BARE], ids=lambda c: c.name if c else "drawn")
-@pytest.mark.parametrize("name", sorted(SYNTHESISERS))
+# AIM: its input path is MST's, and a round costs seconds (tests/synthesisers/test_pgm.py)
+@pytest.mark.parametrize("name", sorted(set(SYNTHESISERS) - {"aim"}))
 def test_every_synthesiser_refuses_bad_tables_and_keeps_types(texas, name, corruption):
     """Drawn corruptions, and every dtype that a bare technique refuses (one draw each)."""
     examples = 6 if name in ("ctgan", "tvae", "mst") else 10

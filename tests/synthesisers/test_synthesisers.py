@@ -28,13 +28,17 @@ FAST = {
     "privbayes": {"epsilon": 1.0},
     "mst": {"epsilon": 1.0, "iters": 100},
 }
+# AIM shares MST's input path (validation, declared domain, discretiser) and costs about 20 s a
+# round at these 18 columns (JAX compiles each candidate's marginal): tests/synthesisers/test_pgm
+# fits it on a table of four columns instead
+GENERIC = sorted(set(SYNTHESISERS) - {"aim"})
 
 
 def fast(name: str, seed: int):
     return make_synthesiser(name, seed=seed, **FAST.get(name, {}))
 
 
-@pytest.mark.parametrize("name", sorted(SYNTHESISERS))
+@pytest.mark.parametrize("name", GENERIC)
 def test_shape_columns_and_dtypes(table, name):
     frame, schema = table
     out = fast(name, seed=1).fit_sample(frame, schema)
@@ -51,7 +55,7 @@ def test_shape_columns_and_dtypes(table, name):
             assert set(out[col]) <= set(frame[col]), col
 
 
-@pytest.mark.parametrize("name", sorted(SYNTHESISERS))
+@pytest.mark.parametrize("name", GENERIC)
 def test_deterministic_under_a_seed(table, name):
     frame, schema = table
     a = fast(name, seed=3).fit_sample(frame, schema)
@@ -86,7 +90,7 @@ def _fit_sample(name, frame, schema):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(SYNTHESISERS))
+@pytest.mark.parametrize("name", GENERIC)
 def test_output_is_the_same_inside_a_joblib_worker(name):
     """The grid and the games generate in joblib workers, a reviewer in a plain process. (At 500
     rows ctgan's transformer runs its columns through a nested joblib pool, on threads inside a

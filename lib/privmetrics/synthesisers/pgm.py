@@ -1,7 +1,9 @@
 """Marginal-based DP synthesisers on Private-PGM: MST (McKenna, Miklau and Sheldon, "Winning the
-NIST Contest", Journal of Privacy and Confidentiality 2021), the winner of the 2018 NIST challenge.
+NIST Contest", Journal of Privacy and Confidentiality 2021), the winner of the 2018 NIST challenge,
+and AIM (McKenna, Mullins, Sheldon and Miklau, "AIM: An Adaptive and Iterative Mechanism for
+Differentially Private Synthetic Data", VLDB 2022).
 
-It measures noisy marginals of the discretised table (:mod:`.discretise`, the same declared
+Each measures noisy marginals of the discretised table (:mod:`.discretise`, the same declared
 public-domain binning as PrivBayes and PATE-GAN) and fits a graphical model to them with
 Private-PGM's mirror descent (the ``mbi`` package, McKenna et al. 2019); the release is sampled
 from that model. The mechanism is ours, written from the paper, so that its noise is drawn from
@@ -23,6 +25,20 @@ The model is then estimated from all the measurements (mirror descent, ``iters``
 sampled. The paper's step 1 also compresses each attribute's domain to the values whose noisy
 count is above 3 sigma; the declared domains here have at most ``bins`` values per number and the
 manifests' category lists, so the step is left out (it changes the model's size, not the privacy).
+
+**AIM** (Algorithm 2 of its paper) for the workload of every ``degree``-way marginal: its
+candidates are the workload's cliques and their subsets, each weighted by the attributes it shares
+with the workload (:func:`workload_weights`). With T = ``rounds`` (16 d by default) it measures
+every one-way marginal with sigma = sqrt(T / (2 0.9 rho)), then, round after round, picks a
+candidate by the exponential mechanism (epsilon_t = sqrt(8 0.1 rho / T), score
+w (||M(D) - M(model)||_1 - sqrt(2/pi) sigma n_cells), sensitivity the largest weight) among those
+that keep the model under ``max_model_size`` MB times the share of rho spent, measures it with
+sigma and re-fits the model from all measurements (warm-started, ``iters`` steps). When a
+measurement moves the model's marginal less than its noise would, sigma halves and epsilon_t
+doubles; the last round spends what is left, so the rounds spend rho exactly. A round costs a
+mirror-descent fit, and scoring the candidates asks the model for each one's marginal, which JAX
+compiles anew for every clique shape (about 20 s a round at 18 columns on two cores): AIM is
+slow, and ``rounds`` and ``max_model_size`` are its size parameters.
 
 **What epsilon covers.** As for PrivBayes: the schema, n (it sets delta = 1/(n sqrt n)) and the
 declared domains are public; every measurement and choice that reads the rows is charged, and the
@@ -185,3 +201,138 @@ class MST(Synthesiser):
         columns = data.to_dict()
         codes = np.stack([np.asarray(columns[name]) for name in self.domain_.attributes], 1)
         return self.discretiser_.decode(codes, self._rng(1))
+
+
+@register_synthesiser("aim")
+class AIM(Synthesiser):
+    min_rows = 2
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        seed: int = 0,
+        delta: float | None = None,
+        bins: int = 20,
+        degree: int = 2,
+        rounds: int | None = None,
+        max_model_size: float = 80.0,
+        iters: int = 500,
+        final_iters: int = 2000,
+        domain: str = "declared",
+    ):
+        super().__init__(seed)
+        self.epsilon = check_epsilon(epsilon)
+        if delta is not None and not 0 < check_positive("delta", delta) < 1:
+            raise InvalidInputError(f"delta must lie in (0, 1), got {delta!r}")
+        self.delta = delta
+        self.bins = check_count("bins", bins, minimum=2)
+        self.degree = check_count("degree", degree)
+        self.rounds = None if rounds is None else check_count("rounds", rounds)
+        self.max_model_size = check_positive("max_model_size", max_model_size)
+        self.iters = check_count("iters", iters)
+        self.final_iters = check_count("final_iters", final_iters)
+        self.domain = check_domain_source(domain)
+
+    def _fit(self, frame):
+        try:
+            from mbi import Domain, LinearMeasurement, estimation
+        except ImportError as exc:
+            raise ImportError(INSTALL.replace("MST", "AIM")) from exc
+        from mbi.junction_tree import hypothetical_model_size
+
+        n = len(frame)
+        rng = self._rng(0)
+        self.delta_ = self.delta if self.delta is not None else 1 / (n * math.sqrt(n))
+        self.rho_ = rho = cdp_rho(self.epsilon, self.delta_)
+        domain, _ = resolve_domain(self.schema_, frame, self.domain, 0.0, self._rng(2), "AIM")
+        self.discretiser_ = Discretiser(self.schema_, domain, self.bins)
+        codes = self.discretiser_.encode(frame)
+        cards = [int(c) for c in self.discretiser_.cardinalities]
+        d = len(cards)
+        names = [str(i) for i in range(d)]
+        self.domain_ = Domain(names, cards)
+        weights = workload_weights(d, min(self.degree, d))
+        answers = {c: _marginal(codes, cards, c) for c in weights}
+        size = {c: math.prod(cards[i] for i in c) for c in weights}
+        rounds = self.rounds or 16 * d
+        if rounds <= d:  # the one-way marginals alone cost d rounds' share of rho
+            raise InvalidInputError(
+                f"AIM needs more rounds than columns: rounds={rounds} for {d} columns spends the "
+                "whole budget on the one-way marginals; give rounds > d (default 16 d)"
+            )
+        sigma = math.sqrt(rounds / (2 * 0.9 * rho))
+        epsilon = math.sqrt(8 * 0.1 * rho / rounds)
+
+        def measure(clique, sigma):
+            noisy = answers[clique] + rng.normal(0, sigma, size[clique])
+            return LinearMeasurement(noisy, tuple(names[i] for i in clique), sigma)
+
+        measurements = [measure((i,), sigma) for i in range(d)]
+        used = d / (2 * sigma**2)
+        model = estimation.mirror_descent(
+            self.domain_, measurements, known_total=float(n), iters=self.iters
+        )
+        self.chosen_, final = [], False
+        while not final:
+            if rho - used < 2 * (1 / (2 * sigma**2) + epsilon**2 / 8):  # the last round: the rest
+                remaining = rho - used
+                sigma = math.sqrt(1 / (2 * 0.9 * remaining))
+                epsilon = math.sqrt(8 * 0.1 * remaining)
+                final = True
+            used += epsilon**2 / 8 + 1 / (2 * sigma**2)
+            limit = self.max_model_size * used / rho
+            cliques = [tuple(int(a) for a in c) for c in model.cliques]
+            free = {sub for c in cliques for sub in _subsets(c)}
+            allowed = [
+                c for c in weights
+                if c in free or hypothetical_model_size(
+                    self.domain_, [tuple(names[i] for i in k) for k in cliques + [c]]
+                ) <= limit
+            ]  # fmt: skip
+            scores = np.array([
+                weights[c] * (np.abs(answers[c] - self._project(model, c)).sum()
+                              - math.sqrt(2 / math.pi) * sigma * size[c])
+                for c in allowed
+            ])  # fmt: skip
+            sensitivity = max(abs(weights[c]) for c in allowed)
+            clique = allowed[_exponential(scores, epsilon, sensitivity, rng)]
+            self.chosen_.append(clique)
+            measurements.append(measure(clique, sigma))
+            before = self._project(model, clique)
+            model = estimation.mirror_descent(
+                self.domain_, measurements, known_total=float(n), iters=self.iters,
+                potentials=model.potentials,
+            )  # fmt: skip
+            after = self._project(model, clique)
+            if np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * size[clique]:
+                sigma, epsilon = sigma / 2, epsilon * 2  # the model stopped moving: spend more
+        self.model_ = estimation.mirror_descent(
+            self.domain_, measurements, known_total=float(n), iters=self.final_iters,
+            potentials=model.potentials,
+        )  # fmt: skip
+        self.rho_used_ = used
+        self.epsilon_spent_ = self.epsilon
+
+    @staticmethod
+    def _project(model, clique) -> np.ndarray:
+        return np.asarray(model.project(tuple(str(i) for i in clique)).datavector())
+
+    _sample = MST._sample
+
+
+def _subsets(clique: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every non-empty subset of ``clique`` (its downward closure)."""
+    from itertools import combinations
+
+    return [s for k in range(1, len(clique) + 1) for s in combinations(clique, k)]
+
+
+def workload_weights(d: int, degree: int) -> dict[tuple[int, ...], int]:
+    """AIM's candidates and their weights for the workload of every ``degree``-way marginal: each
+    subset of a workload clique, weighted by how many attributes it shares with the workload,
+    sum over workload cliques w of |c & w| (the paper's Section 4, as Private-PGM computes it)."""
+    from itertools import combinations
+
+    workload = list(combinations(range(d), degree))
+    candidates = sorted({s for w in workload for s in _subsets(w)}, key=lambda c: (len(c), c))
+    return {c: sum(len(set(c) & set(w)) for w in workload) for c in candidates}

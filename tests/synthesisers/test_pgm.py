@@ -1,6 +1,6 @@
-"""MST on Private-PGM (issue 41, item 1): its privacy conversion by hand and against OpenDP's,
-and a fit that stays in the declared domain, learns more with more epsilon and repeats under a
-seed."""
+"""MST and AIM on Private-PGM (issue 41, item 1): the privacy conversion by hand and against
+OpenDP's, AIM's workload weights by hand, and fits that stay in the declared domain, learn more
+with more epsilon, spend exactly their budget and repeat under a seed."""
 
 import math
 import warnings
@@ -44,25 +44,29 @@ def structured(n=1000, seed=0):
     return frame, schema
 
 
-@pytest.fixture(scope="module")
-def fits():
-    pytest.importorskip("mbi", reason="MST needs the dp extra (make setup installs it)")
+SETTINGS = {"mst": {"iters": 300}, "aim": {"iters": 30, "final_iters": 200, "rounds": 8}}
+
+
+@pytest.fixture(scope="module", params=["mst", "aim"])
+def fits(request):
+    pytest.importorskip("mbi", reason="MST and AIM need the dp extra (make setup installs it)")
     from privmetrics.synthesisers import make_synthesiser
 
+    name = request.param
     frame, schema = structured()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         models = {
-            (eps, seed): make_synthesiser("mst", epsilon=eps, seed=seed, iters=300).fit(
+            (eps, seed): make_synthesiser(name, epsilon=eps, seed=seed, **SETTINGS[name]).fit(
                 frame, schema
             )
             for eps, seed in ((0.2, 0), (10.0, 0), (10.0, 1))
         }
-    return frame, schema, models
+    return name, frame, schema, models
 
 
-def test_mst_releases_only_declared_values(fits):
-    frame, schema, models = fits
+def test_releases_hold_only_declared_values(fits):
+    _, frame, schema, models = fits
     for model in models.values():
         out = model.sample(len(frame))
         for col in schema.categorical:
@@ -70,40 +74,68 @@ def test_mst_releases_only_declared_values(fits):
         assert out.num.between(0, 100).all()
 
 
-def test_mst_learns_more_with_more_epsilon_and_finds_the_structure(fits):
+def test_more_epsilon_learns_more_and_finds_the_structure(fits):
     from privmetrics.geometry.fidelity import marginal_distance
 
-    frame, schema, models = fits
+    name, frame, schema, models = fits
     distance = {
         key: marginal_distance(frame, m.sample(len(frame)), schema, order=2)
         for key, m in models.items()
     }
     assert distance[10.0, 0] < distance[0.2, 0] / 2, distance
-    assert {(0, 1), (0, 3)} <= set(models[10.0, 0].tree_)  # a-b and a-num
+    found = models[10.0, 0].tree_ if name == "mst" else models[10.0, 0].chosen_
+    assert {(0, 1), (0, 3)} <= set(found)  # a-b and a-num
     out = models[10.0, 0].sample(len(frame))
     assert (out.a == out.b).mean() > 0.8  # the copy survives sampling
 
 
-def test_mst_accounts_its_budget_and_repeats_under_a_seed(fits):
+def test_the_budget_is_accounted_and_a_seed_repeats_the_release(fits):
     from privmetrics.synthesisers import make_synthesiser
 
-    frame, schema, models = fits
+    name, frame, schema, models = fits
     n = len(frame)
     model = models[10.0, 0]
     assert model.delta_ == pytest.approx(1 / (n * math.sqrt(n)))
     assert model.rho_ == pytest.approx(cdp_rho(10.0, model.delta_))
     assert cdp_delta(model.rho_, 10.0) <= model.delta_
-    again = make_synthesiser("mst", epsilon=10.0, seed=0, iters=300).fit(frame, schema)
+    if name == "aim":  # the rounds' measurements and choices spend rho exactly
+        assert model.rho_used_ == pytest.approx(model.rho_)
+    again = make_synthesiser(name, epsilon=10.0, seed=0, **SETTINGS[name]).fit(frame, schema)
     pd.testing.assert_frame_equal(again.sample(200), model.sample(200))
     assert not model.sample(200).equals(models[10.0, 1].sample(200))
 
 
-def test_without_private_pgm_mst_names_the_extra(monkeypatch):
+def test_aims_workload_weights_by_hand():
+    """All pairs of d = 4 attributes: a single attribute shares itself with the 3 pairs it is
+    in (weight 3); a pair shares 2 with itself and 1 with each of the 2 + 2 pairs that meet it
+    (weight 6)."""
+    from privmetrics.synthesisers.pgm import workload_weights
+
+    weights = workload_weights(4, 2)
+    assert len(weights) == 4 + 6
+    assert {weights[(i,)] for i in range(4)} == {3}
+    assert weights[(0, 1)] == weights[(2, 3)] == 6
+
+
+@pytest.mark.parametrize("name", ["mst", "aim"])
+def test_without_private_pgm_the_message_names_the_extra(monkeypatch, name):
     import sys
 
     from privmetrics.synthesisers import make_synthesiser
 
     monkeypatch.setitem(sys.modules, "mbi", None)  # as if the dp extra were not installed
     frame, schema = structured(50)
-    with pytest.raises(ImportError, match=r"privmetrics\[dp\]"):
-        make_synthesiser("mst").fit(frame, schema)
+    with pytest.raises(ImportError, match=rf"{name.upper()} needs .*privmetrics\[dp\]"):
+        make_synthesiser(name).fit(frame, schema)
+
+
+def test_aim_refuses_fewer_rounds_than_columns():
+    """The one-way marginals cost d rounds' share: with rounds <= d nothing would be left (the
+    reference implementation then takes the square root of a negative budget)."""
+    pytest.importorskip("mbi", reason="AIM needs the dp extra")
+    from privmetrics.data.validation import InvalidInputError
+    from privmetrics.synthesisers import make_synthesiser
+
+    frame, schema = structured(100)
+    with pytest.raises(InvalidInputError, match="rounds=4 for 4 columns"):
+        make_synthesiser("aim", rounds=4).fit(frame, schema)
