@@ -87,6 +87,13 @@ def test_bench_audit_formats_cases_and_says_whether_the_target_is_met():
     assert f"<= {TARGET_SECONDS} s: 90.0 s, met" in text
     slow = format_audit({"default": {"seconds": 121.0, "tables": {}}}, 50_000, "m")
     assert "121.0 s, NOT met" in slow
+    # the printed estimate against the scoring's seconds (20 + 9.5 = 29.5 s)
+    near = {"default": {"seconds": 40.0, "tables": {"release": 20.0, "Real": 9.5}, "estimated": 20}}
+    assert "estimated 20 s, scored in 30 s (x1.48, within a factor of 2)" in format_audit(
+        near, 50_000, "m"
+    )
+    far = {"default": {"seconds": 40.0, "tables": {"release": 20.0, "Real": 9.5}, "estimated": 10}}
+    assert "(x2.95, NOT within a factor of 2)" in format_audit(far, 50_000, "m")
 
 
 def test_bench_audit_measures_a_small_case_in_a_child_process():

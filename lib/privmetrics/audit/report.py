@@ -62,6 +62,7 @@ class AuditReport:
     evidence_lines: list[str] = field(default_factory=list)
     utility: pd.DataFrame = field(default_factory=pd.DataFrame)
     costs: dict[str, float] = field(default_factory=dict)  # seconds per scored table
+    estimated: float | None = None  # the scoring's seconds as estimated before it started
     anchor: str = "Random"
 
     def to_html(self, sources: dict[str, str] | None = None) -> str:
@@ -80,7 +81,7 @@ class AuditReport:
             "remarks": self.remarks,
             "inputs": {**(sources or {}), **{k: list(v) for k, v in self.shapes.items()}},
             "schema": self.schema.to_dict(),
-            "seconds": {"total": self.seconds, **self.costs},
+            "seconds": {"total": self.seconds, **self.costs, "scoring estimated": self.estimated},
             "versions": versions(),
         }  # fmt: skip
 

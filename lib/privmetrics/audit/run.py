@@ -145,12 +145,14 @@ def audit(
     reasons = {spec.name: not_run(spec, schema, targets) for spec in specs}
     runnable = [spec for spec in specs if not reasons[spec.name]]
     anchor = "holdout" if holdout is not None else "Random"
+    estimated = None
     if progress:  # the work, and for a large table its cost, said before the work starts
         line = (f"scoring {len(runnable)} metrics on {len(pairs)} tables ({', '.join(pairs)}) "
                 f"of {len(real):,} real rows")  # fmt: skip
         if len(real) >= ESTIMATE_ROWS:
             sizes = [table_size(entry) for entry in pairs.values()]
-            line += f": {say(estimate(real, synthetic, schema, runnable, seed, sizes))}"
+            estimated = estimate(real, synthetic, schema, runnable, seed, sizes)
+            line += f": {say(estimated)}"
         print(line, flush=True)
     scores, seconds = score_all(pairs, runnable, progress)
     table = assemble(scores, specs, reasons, anchor)
@@ -183,6 +185,7 @@ def audit(
         evidence_lines=evidence_lines,
         utility=panel,
         costs=seconds,
+        estimated=estimated,
         anchor=anchor,
     )
 

@@ -11,7 +11,9 @@ audit would:
 * ``holdout``: the same with a holdout of as many rows (a third draw of the generator);
 * ``targets``: the default with ``--targets 5000``.
 
-The table gives the seconds of each case and of each table scored in it, and the machine's load.
+The table gives the seconds of each case and of each table scored in it, and the machine's load,
+then the estimate each audit printed before scoring beside the scoring's seconds (issue 43: within
+a factor of two).
 Target (issue 27): the default audit at 50,000 rows within 2 minutes on 2 idle cores.
 """
 
@@ -47,6 +49,7 @@ def measure(case: str, rows: int) -> dict:
     return {
         "seconds": time.perf_counter() - start,
         "tables": report.costs,
+        "estimated": report.estimated,
         "verdict": report.verdict.level,
     }
 
@@ -69,6 +72,14 @@ def format_audit(results: dict[str, dict], rows: int, load_before: str) -> str:
             continue
         tables = ", ".join(f"{k} {v:.1f}" for k, v in got["tables"].items())
         lines.append(f"{case:<9} {got['seconds']:>8.1f}  {tables}")
+    lines += ["", "the estimate the audit prints before scoring, against the scoring's seconds:"]
+    for case, got in results.items():
+        if got.get("estimated"):
+            scored = sum(got["tables"].values())
+            ratio = scored / got["estimated"]
+            within = "within" if 0.5 <= ratio <= 2 else "NOT within"
+            lines.append(f"{case:<9} estimated {got['estimated']:.0f} s, scored in {scored:.0f} s "
+                         f"(x{ratio:.2f}, {within} a factor of 2)")  # fmt: skip
     default = results.get("default", {})
     if "seconds" in default:
         met = "met" if default["seconds"] <= TARGET_SECONDS else "NOT met"
