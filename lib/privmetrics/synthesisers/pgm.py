@@ -173,11 +173,14 @@ class MST(Synthesiser):
         start = estimation.mirror_descent(
             self.domain_, oneway, known_total=float(len(codes)), iters=1000
         )
+        # a model of one-way measurements only is a product: its two-way marginal of (a, b) is
+        # the outer product of its one-way ones over n (no per-pair model query to compile)
+        single = [np.asarray(start.project((str(a),)).datavector()) for a in range(d)]
         pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
         scores = np.array([
-            np.abs(_marginal(codes, cards, p)
-                   - np.asarray(start.project((str(p[0]), str(p[1]))).datavector())).sum()
-            for p in pairs
+            np.abs(_marginal(codes, cards, (a, b))
+                   - np.outer(single[a], single[b]).ravel() / len(codes)).sum()
+            for a, b in pairs
         ])  # fmt: skip
         component = np.arange(d)
         epsilon = math.sqrt(8 * rho / (d - 1))
