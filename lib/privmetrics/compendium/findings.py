@@ -84,7 +84,7 @@ def compare(profile: Profile) -> Comparison | None:
         complete=not missing_cells(profile, store),
         agree=agree, kept=kept, in_both=int((lists.paper & lists.ours).sum()),
         adjusted_rand=rand, causes=paper.causes(raw, names),
-        controlled=paper.uniform_as_random(raw) is not None,
+        controlled=paper.holds_uniform(raw),
     )  # fmt: skip
 
 

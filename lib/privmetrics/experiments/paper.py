@@ -190,11 +190,16 @@ UNEXPLAINED = "unexplained (no measured change gives the paper's class)"
 RANDOM_BASELINE = "Random baseline (Uniform in its place)"
 
 
+def holds_uniform(raw: pd.DataFrame) -> bool:
+    """Whether the store's ``raw`` results hold the Uniform control, so the Random baseline can be
+    tested."""
+    return bool((raw.config == "Uniform").any())
+
+
 def uniform_as_random(raw: pd.DataFrame) -> pd.DataFrame | None:
     """``raw`` with the Uniform control's cells in Random's place (labelled Random), or None when
     the store holds no Uniform cell: the lower baseline changed, everything else as it was."""
-    uniform = raw.config == "Uniform"
-    if not uniform.any():
+    if not holds_uniform(raw):
         return None
     out = raw[raw.config != "Random"].copy()
     out.loc[out.config == "Uniform", ["config", "technique"]] = ["Random", "random"]

@@ -57,7 +57,7 @@ from privmetrics.synthesisers.base import Synthesiser, register_synthesiser
 from privmetrics.synthesisers.discretise import Discretiser, check_domain_source, resolve_domain
 
 INSTALL = (
-    "MST needs Private-PGM (the mbi package): `make setup` installs it, or "
+    "{name} needs Private-PGM (the mbi package): `make setup` installs it, or "
     "pip install 'privmetrics[dp]'"
 )
 
@@ -106,10 +106,64 @@ def _exponential(scores: np.ndarray, epsilon: float, sensitivity: float, rng) ->
     return int(np.argmax(epsilon * scores / (2 * sensitivity) + rng.gumbel(size=len(scores))))
 
 
-@register_synthesiser("mst")
-class MST(Synthesiser):
+def _measure(counts: np.ndarray, clique: tuple[int, ...], sigma: float, rng):
+    """A Gaussian measurement of a marginal's ``counts`` (noise sigma per cell), as Private-PGM
+    takes it; its attributes are named by column position."""
+    from mbi import LinearMeasurement
+
+    noisy = counts + rng.normal(0, sigma, counts.size)
+    return LinearMeasurement(noisy, tuple(str(i) for i in clique), sigma)
+
+
+class _OnPrivatePGM(Synthesiser):
+    """What MST and AIM share: their privacy parameters, the coded table over the declared domain
+    with its Private-PGM domain, and sampling the fitted model (``model_``)."""
+
     min_rows = 2
 
+    def __init__(self, epsilon: float, seed: int, delta: float | None, bins: int, domain: str):
+        super().__init__(seed)
+        self.epsilon = check_epsilon(epsilon)
+        if delta is not None and not 0 < check_positive("delta", delta) < 1:
+            raise InvalidInputError(f"delta must lie in (0, 1), got {delta!r}")
+        self.delta = delta
+        self.bins = check_count("bins", bins, minimum=2)
+        self.domain = check_domain_source(domain)
+
+    def _coded(self, frame) -> tuple[np.ndarray, list[int]]:
+        """Set delta_ (1/(n sqrt n) unless given), rho_, discretiser_ and the Private-PGM domain_
+        (column positions as names); return the coded table and each column's cardinality.
+        No budget goes to bounds: an undeclared domain is refused or read from the data."""
+        name = type(self).__name__
+        try:
+            from mbi import Domain
+        except ImportError as exc:
+            raise ImportError(INSTALL.format(name=name)) from exc
+        n = len(frame)
+        self.delta_ = self.delta if self.delta is not None else 1 / (n * math.sqrt(n))
+        self.rho_ = cdp_rho(self.epsilon, self.delta_)
+        domain, _ = resolve_domain(self.schema_, frame, self.domain, 0.0, self._rng(2), name)
+        self.discretiser_ = Discretiser(self.schema_, domain, self.bins)
+        cards = [int(c) for c in self.discretiser_.cardinalities]
+        self.domain_ = Domain([str(i) for i in range(len(cards))], cards)
+        return self.discretiser_.encode(frame), cards
+
+    def _sample(self, n):
+        n = n if n is not None else 100
+        # mbi's sampler draws from NumPy's global generator: seed it, then put it back
+        state = np.random.get_state()  # noqa: NPY002
+        np.random.seed(self.seed + 1)  # noqa: NPY002
+        try:
+            data = self.model_.synthetic_data(rows=n)
+        finally:
+            np.random.set_state(state)  # noqa: NPY002
+        columns = data.to_dict()
+        codes = np.stack([np.asarray(columns[name]) for name in self.domain_.attributes], 1)
+        return self.discretiser_.decode(codes, self._rng(1))
+
+
+@register_synthesiser("mst")
+class MST(_OnPrivatePGM):
     def __init__(
         self,
         epsilon: float = 1.0,
@@ -119,42 +173,17 @@ class MST(Synthesiser):
         iters: int = 2000,
         domain: str = "declared",
     ):
-        super().__init__(seed)
-        self.epsilon = check_epsilon(epsilon)
-        if delta is not None and not 0 < check_positive("delta", delta) < 1:
-            raise InvalidInputError(f"delta must lie in (0, 1), got {delta!r}")
-        self.delta = delta
-        self.bins = check_count("bins", bins, minimum=2)
+        super().__init__(epsilon, seed, delta, bins, domain)
         self.iters = check_count("iters", iters)
-        self.domain = check_domain_source(domain)
 
     def _fit(self, frame):
-        try:
-            from mbi import Domain, LinearMeasurement, estimation
-        except ImportError as exc:
-            raise ImportError(INSTALL) from exc
-        n = len(frame)
-        rng = self._rng(0)
-        self.delta_ = self.delta if self.delta is not None else 1 / (n * math.sqrt(n))
-        self.rho_ = rho = cdp_rho(self.epsilon, self.delta_)
-        # MST spends no budget on bounds: an undeclared domain is refused or read from the data
-        domain, _ = resolve_domain(self.schema_, frame, self.domain, 0.0, self._rng(2), "MST")
-        self.discretiser_ = Discretiser(self.schema_, domain, self.bins)
-        codes = self.discretiser_.encode(frame)
-        cards = [int(c) for c in self.discretiser_.cardinalities]
-        d = len(cards)
-        names = [str(i) for i in range(d)]
-        self.domain_ = Domain(names, cards)
+        codes, cards = self._coded(frame)
+        from mbi import estimation
+
+        n, d, rho, rng = len(frame), len(cards), self.rho_, self._rng(0)
 
         def measure(cliques, sigma):
-            return [
-                LinearMeasurement(
-                    _marginal(codes, cards, c) + rng.normal(0, sigma, math.prod(cards[i] for i in c)),
-                    tuple(names[i] for i in c),
-                    sigma,
-                )
-                for c in cliques
-            ]  # fmt: skip
+            return [_measure(_marginal(codes, cards, c), c, sigma, rng) for c in cliques]
 
         oneway = measure([(i,) for i in range(d)], math.sqrt(3 * d / (2 * rho)))
         tree = self._spanning_tree(codes, cards, oneway, rho / 3, rng) if d > 1 else []
@@ -192,24 +221,9 @@ class MST(Synthesiser):
             tree.append((a, b))
         return tree
 
-    def _sample(self, n):
-        n = n if n is not None else 100
-        # mbi's sampler draws from NumPy's global generator: seed it, then put it back
-        state = np.random.get_state()  # noqa: NPY002
-        np.random.seed(self.seed + 1)  # noqa: NPY002
-        try:
-            data = self.model_.synthetic_data(rows=n)
-        finally:
-            np.random.set_state(state)  # noqa: NPY002
-        columns = data.to_dict()
-        codes = np.stack([np.asarray(columns[name]) for name in self.domain_.attributes], 1)
-        return self.discretiser_.decode(codes, self._rng(1))
-
 
 @register_synthesiser("aim")
-class AIM(Synthesiser):
-    min_rows = 2
-
+class AIM(_OnPrivatePGM):
     def __init__(
         self,
         epsilon: float = 1.0,
@@ -223,37 +237,20 @@ class AIM(Synthesiser):
         final_iters: int = 2000,
         domain: str = "declared",
     ):
-        super().__init__(seed)
-        self.epsilon = check_epsilon(epsilon)
-        if delta is not None and not 0 < check_positive("delta", delta) < 1:
-            raise InvalidInputError(f"delta must lie in (0, 1), got {delta!r}")
-        self.delta = delta
-        self.bins = check_count("bins", bins, minimum=2)
+        super().__init__(epsilon, seed, delta, bins, domain)
         self.degree = check_count("degree", degree)
         self.rounds = None if rounds is None else check_count("rounds", rounds)
         self.max_model_size = check_positive("max_model_size", max_model_size)
         self.iters = check_count("iters", iters)
         self.final_iters = check_count("final_iters", final_iters)
-        self.domain = check_domain_source(domain)
 
     def _fit(self, frame):
-        try:
-            from mbi import Domain, LinearMeasurement, estimation
-        except ImportError as exc:
-            raise ImportError(INSTALL.replace("MST", "AIM")) from exc
+        codes, cards = self._coded(frame)
+        from mbi import estimation
         from mbi.junction_tree import hypothetical_model_size
 
-        n = len(frame)
-        rng = self._rng(0)
-        self.delta_ = self.delta if self.delta is not None else 1 / (n * math.sqrt(n))
-        self.rho_ = rho = cdp_rho(self.epsilon, self.delta_)
-        domain, _ = resolve_domain(self.schema_, frame, self.domain, 0.0, self._rng(2), "AIM")
-        self.discretiser_ = Discretiser(self.schema_, domain, self.bins)
-        codes = self.discretiser_.encode(frame)
-        cards = [int(c) for c in self.discretiser_.cardinalities]
-        d = len(cards)
+        n, d, rho, rng = len(frame), len(cards), self.rho_, self._rng(0)
         names = [str(i) for i in range(d)]
-        self.domain_ = Domain(names, cards)
         weights = workload_weights(d, min(self.degree, d))
         answers = {c: _marginal(codes, cards, c) for c in weights}
         size = {c: math.prod(cards[i] for i in c) for c in weights}
@@ -267,8 +264,7 @@ class AIM(Synthesiser):
         epsilon = math.sqrt(8 * 0.1 * rho / rounds)
 
         def measure(clique, sigma):
-            noisy = answers[clique] + rng.normal(0, sigma, size[clique])
-            return LinearMeasurement(noisy, tuple(names[i] for i in clique), sigma)
+            return _measure(answers[clique], clique, sigma, rng)
 
         measurements = [measure((i,), sigma) for i in range(d)]
         used = d / (2 * sigma**2)
@@ -319,8 +315,6 @@ class AIM(Synthesiser):
     @staticmethod
     def _project(model, clique) -> np.ndarray:
         return np.asarray(model.project(tuple(str(i) for i in clique)).datavector())
-
-    _sample = MST._sample
 
 
 def _subsets(clique: tuple[int, ...]) -> list[tuple[int, ...]]:
