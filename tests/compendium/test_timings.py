@@ -68,3 +68,70 @@ def test_cpu_of_a_worker_that_outlives_the_step_is_counted():
         if worker is not None:
             worker.kill()
             worker.wait()
+
+
+def test_steps_run_beside_others_are_shown_but_not_counted_twice():
+    report = TimingReport("quick", cores=2)
+    report.steps.append(
+        {
+            "step": "notebooks (2 at a time)",
+            "wall_seconds": 10.0,
+            "cpu_seconds": 19.0,
+            "finished": True,
+        }
+    )
+    report.add("notebook exp11", 7.0, 6.5, True, part_of="notebooks (2 at a time)")
+    report.add("notebook exp12", 8.0, 7.5, False, part_of="notebooks (2 at a time)")
+    assert report.total_wall == 10.0
+    text = report.to_markdown()
+    assert "10 s wall in all" in text
+    assert "| &nbsp;&nbsp;notebook exp12 | 8 s | 8 s | no |" in text
+
+
+def notebook(tmp_path, name: str, code: str) -> None:
+    import nbformat
+
+    book = nbformat.v4.new_notebook()
+    book.metadata["kernelspec"] = {
+        "name": "python3",
+        "language": "python",
+        "display_name": "Python 3",
+    }
+    book.cells = [
+        nbformat.v4.new_code_cell('profile = "quick"', metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell(code),
+    ]
+    (tmp_path / "notebooks").mkdir(exist_ok=True)
+    nbformat.write(book, tmp_path / "notebooks" / f"{name}.ipynb")
+
+
+@pytest.mark.slow
+def test_notebooks_run_side_by_side_timed_and_a_failure_named(tmp_path, monkeypatch):
+    """Two lanes: both notebooks run although one fails; each is timed with its kernel's CPU,
+    the good one is tagged for the book, and the error names the failing one."""
+    import nbformat
+
+    from privmetrics.compendium import reproduce
+    from privmetrics.experiments.profiles import get_profile
+
+    notebook(
+        tmp_path,
+        "good",
+        "import time\nt = time.process_time()\nwhile time.process_time() - t < 1: pass\nprint(profile)",
+    )
+    notebook(tmp_path, "bad", "raise ValueError('planted')")
+    monkeypatch.setattr(reproduce, "checkout_root", lambda: tmp_path)
+    report = TimingReport("smoke", cores=2)
+    with pytest.raises(reproduce.NotebookFailed, match="notebook bad failed") as failure:
+        reproduce.run_notebooks(
+            get_profile("smoke"), tmp_path / "out", ["good", "bad"], report, lanes=2
+        )
+    assert "planted" in str(failure.value) and "good" not in str(failure.value)
+    lanes, *notebooks = report.steps
+    assert lanes["step"] == "notebooks (2 at a time)"
+    timed = {s["step"]: s for s in notebooks}
+    assert timed["notebook good"]["finished"] and not timed["notebook bad"]["finished"]
+    assert timed["notebook good"]["cpu_seconds"] >= 1.0  # the kernel's busy second is counted
+    good = nbformat.read(tmp_path / "out" / "good.ipynb", as_version=4)
+    assert "smoke" in good.cells[-1].outputs[0]["text"]  # the profile reached the kernel
+    assert "hide-input" in good.cells[-1].metadata["tags"]  # tagged for the book

@@ -122,9 +122,8 @@ def breakdown(command: str, clone: Path, junit: Path) -> list[str]:
     if command.startswith("make reproduce") and report.exists():
         lines += ["", f"{command}: steps (wall s, CPU s)"]
         for step in json.loads(report.read_text())["steps"]:
-            lines.append(
-                f"  {step['step']:<32}{step['wall_seconds']:8.0f}{step['cpu_seconds']:8.0f}"
-            )
+            name = ("  " if step.get("part_of") else "") + step["step"]
+            lines.append(f"  {name:<32}{step['wall_seconds']:8.0f}{step['cpu_seconds']:8.0f}")
         store = clone / "results" / f"{profile}.sqlite"
         if profile == "quick" and store.exists():
             with sqlite3.connect(store) as conn:

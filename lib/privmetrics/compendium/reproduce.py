@@ -3,7 +3,7 @@
 ``python -m privmetrics.compendium.reproduce --profile quick`` (what ``make reproduce`` runs). The experiment
 grid is computed first (:func:`privmetrics.experiments.runner.run_grid`, resumable, with a
 progress bar), then Experiment 3's games (:func:`privmetrics.experiments.games.run_games`,
-likewise), then the notebooks read their results. Executed
+likewise), then the notebooks read their results, one per core at a time. Executed
 notebooks go to ``book/generated/`` (git-ignored), which ``_toc.yml`` points at; jupyter-book
 then builds them without re-executing (``execute_notebooks: off`` in ``_config.yml``).
 """
@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import re
 import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from privmetrics.compendium.timings import NO_REPORT, TimingReport, report_path
@@ -45,34 +47,90 @@ NOTEBOOKS = [
 ]
 
 
+# the BLAS/OpenMP pools of a notebook's kernel, sized to its share of the cores
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+class NotebookFailed(RuntimeError):
+    """A notebook stopped with an error (the executed copy shows the cell)."""
+
+
+@dataclass
+class NotebookRun:
+    name: str
+    path: Path
+    wall: float  # seconds
+    cpu: float  # user + system seconds of papermill and its kernel
+    exit_code: int
+    log_tail: str
+
+
 def run_notebooks(
     profile: Profile,
     out_dir: Path,
     names: list[str] | None = None,
     report: TimingReport | None = None,
+    lanes: int | None = None,
 ) -> list[Path]:
-    import papermill
+    """Execute ``names`` (default :data:`NOTEBOOKS`) with papermill into ``out_dir`` and tag them
+    for the book; returns their paths in book order. They run ``lanes`` at a time (default: one
+    per available core), each in its own process with a BLAS pool of its share of the cores, in
+    book order: the notebooks only read the results store and the caches (whose writes are
+    atomic), so no order among them is needed. Every notebook runs even when one fails; then
+    :class:`NotebookFailed` names the failures with the end of papermill's log."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
 
+    from tqdm.auto import tqdm
+
+    names = list(names or NOTEBOOKS)
+    lanes = max(1, min(lanes or available_cores(), len(names)))
     out_dir.mkdir(parents=True, exist_ok=True)
+    threads = str(max(1, available_cores() // lanes))
+    env = {**os.environ, **dict.fromkeys(THREAD_VARIABLES, threads)}
+    step = f"notebooks ({lanes} at a time)"
+    runs = {}
+    with report.step(step) if report else contextlib.nullcontext():
+        with ThreadPoolExecutor(lanes) as pool:
+            futures = [pool.submit(_execute, profile, name, out_dir, env) for name in names]
+            for future in tqdm(as_completed(futures), total=len(names), desc="notebooks"):
+                run = future.result()
+                runs[run.name] = run
+                if not run.exit_code:
+                    tag_for_book(run.path)
+                print(f"executed {run.name} in {run.wall:.1f} s -> {run.path}", flush=True)
+    if report:
+        for run in runs.values():
+            report.add(f"notebook {run.name}", run.wall, run.cpu, not run.exit_code, step)
+    failed = [run for run in runs.values() if run.exit_code]
+    if failed:
+        raise NotebookFailed("\n\n".join(
+            f"notebook {run.name} failed (see {run.path}):\n{run.log_tail}" for run in failed
+        ))  # fmt: skip
+    return [runs[name].path for name in names]
+
+
+def _execute(profile: Profile, name: str, out_dir: Path, env: dict) -> NotebookRun:
+    """One notebook through papermill's command line in a child process, timed: its wall time
+    and the CPU time of the child and the kernel it waited for (``os.wait4``'s count)."""
+    import tempfile
+
     root = checkout_root()
-    written = []
-    for name in names or NOTEBOOKS:
-        source = root / "notebooks" / f"{name}.ipynb"
-        target = out_dir / f"{name}.ipynb"
+    target = out_dir / f"{name}.ipynb"
+    command = [
+        sys.executable, "-m", "papermill", str(root / "notebooks" / f"{name}.ipynb"), str(target),
+        "-p", "profile", profile.name, "--cwd", str(root), "-k", "python3",
+        "--no-progress-bar", "--log-level", "WARNING",
+    ]  # fmt: skip
+    with tempfile.TemporaryFile() as log:
         start = time.perf_counter()
-        with report.step(f"notebook {name}") if report else contextlib.nullcontext():
-            papermill.execute_notebook(
-                str(source),
-                str(target),
-                parameters={"profile": profile.name},
-                cwd=str(root),
-                kernel_name="python3",
-                progress_bar=True,
-            )
-        tag_for_book(target)
-        print(f"executed {name} in {time.perf_counter() - start:.1f} s -> {target}")
-        written.append(target)
-    return written
+        child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - start
+        log.seek(0)
+        tail = log.read()[-3000:].decode(errors="replace")
+    cpu = usage.ru_utime + usage.ru_stime
+    return NotebookRun(name, target, wall, cpu, child.returncode, tail)
 
 
 READING_WORDS_PER_MINUTE = 200  # a careful reading of technical prose
