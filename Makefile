@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup browser reproduce book-student test test-fast verify verify-games bench bench-book bench-scale bench-audit bench-synth epsilon-response lint clean
+.PHONY: setup browser anonymeter reproduce book-student test test-fast verify verify-games bench bench-book bench-scale bench-audit bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -31,6 +31,17 @@ browser:
 	      ) > /tmp/privmetrics-browser.log 2>&1 \
 	      || { tail -20 /tmp/privmetrics-browser.log; echo "chromium installation failed"; exit 1; }; }
 
+# anonymeter 1.1.0 in an environment of its own (it pins numpy < 1.27), for the cross-check of
+# our linkability and inference attacks; without it (no network) that test is skipped, said why
+ANONYMETER := .venv-anonymeter
+anonymeter: $(ANONYMETER)/.installed
+
+$(ANONYMETER)/.installed:
+	@echo "installing anonymeter 1.1.0 into $(ANONYMETER) (its own numpy) ..."
+	@( $(PYTHON) -m venv $(ANONYMETER) && $(ANONYMETER)/bin/python -m pip install -q "anonymeter==1.1.0" \
+	   > $(ANONYMETER)-install.log 2>&1 && touch $@ ) \
+	 || echo "anonymeter could not be installed (see $(ANONYMETER)-install.log): its cross-check will be skipped"
+
 reproduce: setup
 	$(PY) -m privmetrics.compendium.reproduce --profile $(PROFILE) \
 	  $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(LOCAL_CLUSTER),--local-cluster $(LOCAL_CLUSTER))
@@ -41,7 +52,7 @@ book-student: setup
 	$(PY) -m privmetrics.compendium.reproduce --profile $(PROFILE) --edition student \
 	  $(if $(wildcard book/generated/own_data.ipynb),--skip-notebooks)
 
-test: setup browser
+test: setup browser anonymeter
 	$(PY) -m ruff check lib tests
 	$(PY) -m ruff format --check lib tests
 	$(PY) -m pytest -n 2 --durations=10

@@ -2,7 +2,8 @@
 
 ``encoding`` (one numeric encoding of mixed columns), ``projection`` (the FAMD projection),
 ``neighbours`` (batched nearest-neighbour queries), ``pair`` (a real/synthetic pair encoded once and
-shared by all metrics) and ``fidelity`` (marginal distances between two tables).
+shared by all metrics), ``fidelity`` (marginal distances between two tables) and ``gower`` (the
+unsquared Gower-like distance of the anonymeter framework's attacks, and its nearest neighbours).
 
 May import ``threads`` and ``data``; nothing here imports the measures above it.
 """

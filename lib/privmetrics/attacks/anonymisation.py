@@ -1,0 +1,146 @@
+"""Linkability and inference, two of the three risks by which European data-protection practice
+judges anonymisation (Article 29 Working Party, Opinion 05/2014: singling out, linkability,
+inference), as attacks on a release with a control set (Giomi et al., PoPETs 2023, Section 4;
+the anonymeter framework). Each returns a :class:`~.risk.Risk`: the main attack on targets from
+the training table, the same attack on targets from the control set, and a naive baseline.
+
+**Linkability.** The attacker holds two tables about the same people that share no column:
+``aux = (A, B)``, a split of some columns. For each target, the ``n_neighbours`` nearest release
+rows on A and, separately, on B (:mod:`privmetrics.geometry.gower`); the release links the
+target's two halves when the two sets share a row. Baseline: two random sets of release rows.
+
+**Inference.** The attacker knows a target's ``aux`` columns (default: every column but the
+secret) and guesses its ``secret`` as the value of the nearest release row on them. A guess is
+right when it equals the secret (a category) or lies within ``tolerance`` of it relative to the
+secret, |guess - secret| <= tolerance |secret| (a number; anonymeter measures the tolerance
+relative to the *guess*, which is asymmetric and fails for negative values). Baseline: the secret
+of a random release row. Targets whose secret is missing are left out: guessing "missing" is not
+learning a secret.
+
+Targets are ``n_attacks`` rows drawn without replacement (all rows of a smaller table), seeded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from privmetrics.attacks.risk import Rate, Risk
+from privmetrics.data.schema import Schema
+from privmetrics.data.validation import InvalidInputError, check_count, check_positive
+from privmetrics.geometry.gower import gower_coordinates, gower_knn
+
+
+def _targets(table: pd.DataFrame, n_attacks: int, rng) -> pd.DataFrame:
+    chosen = rng.choice(len(table), size=min(n_attacks, len(table)), replace=False)
+    return table.iloc[np.sort(chosen)]
+
+
+def _check_columns(columns, frames: dict[str, pd.DataFrame | None], what: str) -> list[str]:
+    columns = list(columns)
+    if not columns:
+        raise InvalidInputError(f"{what} needs at least one column")
+    for name, frame in frames.items():
+        if frame is not None and (absent := [c for c in columns if c not in frame.columns]):
+            raise InvalidInputError(f"{what}: the {name} table has no column {absent}")
+    return columns
+
+
+def _nearest(targets, synthetic, columns, schema, k) -> np.ndarray:
+    query, index = gower_coordinates(targets, synthetic, columns, schema)
+    return gower_knn(query, index, k)[1]
+
+
+def linkability(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema,
+    aux: tuple[list[str], list[str]],
+    control: pd.DataFrame | None = None,
+    n_attacks: int = 500,
+    n_neighbours: int = 1,
+    seed: int = 0,
+) -> Risk:
+    """The linkability risk of ``synthetic`` for the rows of ``real`` (module doc)."""
+    tables = {"real": real, "synthetic": synthetic, "control": control}
+    if len(aux) != 2:
+        raise InvalidInputError(
+            "aux must be two lists of columns, one per table the attacker holds"
+        )
+    a, b = (_check_columns(cols, tables, "linkability's aux") for cols in aux)
+    if set(a) & set(b):
+        raise InvalidInputError(f"the two halves of aux share columns {sorted(set(a) & set(b))}")
+    n_attacks = check_count("n_attacks", n_attacks)
+    k = check_count("n_neighbours", n_neighbours)
+    if k > len(synthetic):
+        raise InvalidInputError(f"n_neighbours={k} exceeds the release's {len(synthetic)} rows")
+    rng = np.random.default_rng(seed)
+
+    def linked(targets: pd.DataFrame) -> Rate:
+        left = _nearest(targets, synthetic, a, schema, k)
+        right = _nearest(targets, synthetic, b, schema, k)
+        hits = (left[:, :, None] == right[:, None, :]).any((1, 2))
+        return Rate(int(hits.sum()), len(targets))
+
+    main = linked(_targets(real, n_attacks, rng))
+    checked = linked(_targets(control, n_attacks, rng)) if control is not None else None
+    left, right = (_random_rows(rng, main.attempts, len(synthetic), k) for _ in range(2))
+    hits = (left[:, :, None] == right[:, None, :]).any((1, 2))
+    return Risk("linkability", main, Rate(int(hits.sum()), main.attempts), checked)
+
+
+def _random_rows(rng, n: int, rows: int, k: int) -> np.ndarray:
+    """``n`` sets of ``k`` distinct positions among ``rows``."""
+    if k == 1:
+        return rng.integers(rows, size=(n, 1))
+    return np.argsort(rng.random((n, rows)), axis=1)[:, :k]
+
+
+def inference(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema,
+    secret: str,
+    aux: list[str] | None = None,
+    control: pd.DataFrame | None = None,
+    n_attacks: int = 500,
+    tolerance: float = 0.05,
+    seed: int = 0,
+) -> Risk:
+    """The inference risk of ``synthetic`` for ``secret`` of the rows of ``real`` (module doc)."""
+    tables = {"real": real, "synthetic": synthetic, "control": control}
+    (secret,) = _check_columns([secret], tables, "inference's secret")
+    aux = _check_columns(
+        aux if aux is not None else [c for c in real.columns if c != secret],
+        tables,
+        "inference's aux",
+    )
+    if secret in aux:
+        raise InvalidInputError(f"the secret {secret!r} cannot be among the known columns")
+    n_attacks = check_count("n_attacks", n_attacks)
+    tolerance = check_positive("tolerance", tolerance, allow_zero=True)
+    numeric = secret in schema.numerical
+    rng = np.random.default_rng(seed)
+
+    def right(guesses: np.ndarray, truth: pd.Series) -> int:
+        if numeric:
+            truth = truth.to_numpy(float)
+            ok = np.abs(guesses.astype(float) - truth) <= tolerance * np.abs(truth)
+        else:
+            ok = guesses == truth.to_numpy()
+        return int(ok.sum())
+
+    def attacked(table: pd.DataFrame) -> Rate:
+        targets = _targets(table[table[secret].notna()], n_attacks, rng)
+        nearest = _nearest(targets, synthetic, aux, schema, 1)[:, 0]
+        return Rate(right(synthetic[secret].to_numpy()[nearest], targets[secret]), len(targets))
+
+    main = attacked(real)
+    if not main.attempts:
+        raise InvalidInputError(
+            f"every value of the secret {secret!r} is missing in the real table"
+        )
+    checked = attacked(control) if control is not None else None
+    truth = _targets(real[real[secret].notna()], n_attacks, rng)[secret]
+    guesses = synthetic[secret].to_numpy()[rng.integers(len(synthetic), size=len(truth))]
+    return Risk(f"inference ({secret})", main, Rate(right(guesses, truth), len(truth)), checked)

@@ -1,0 +1,143 @@
+"""Linkability and inference with a control set (Giomi et al. 2023): the risk arithmetic by hand,
+the Gower distance by hand, a copy that must fail and fresh rows that must pass, refusals, and
+anonymeter 1.1.0's own results on a shared pair (issue 43, item 3)."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privmetrics.attacks.anonymisation import inference, linkability
+from privmetrics.attacks.risk import Rate, Risk
+from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.data.schema import Schema
+from privmetrics.data.validation import InvalidInputError
+from privmetrics.geometry.gower import gower_coordinates, gower_knn
+
+AUX = (["cat0", "cat1", "cat2", "num0", "num1"], ["cat3", "cat4", "num2", "num3", "num4"])
+
+
+@pytest.fixture(scope="module")
+def population():
+    """Training rows, control rows and fresh rows: three disjoint samples of one population."""
+    frame, schema = generated_texas_like(rows=1800, seed=1)
+    real, control, fresh = (frame.iloc[i : i + 600].reset_index(drop=True) for i in (0, 600, 1200))
+    return real, control, fresh, schema
+
+
+def noisy_copy(real: pd.DataFrame, schema: Schema, seed: int = 0) -> pd.DataFrame:
+    """Each number times 1 + N(0, 0.3), each category redrawn half of the time."""
+    rng = np.random.default_rng(seed)
+    noisy = real.copy()
+    for c in schema.numerical:
+        noisy[c] = noisy[c] * rng.normal(1, 0.3, len(noisy))
+    for c in schema.categorical:
+        swap = rng.random(len(noisy)) < 0.5
+        noisy.loc[swap, c] = rng.choice(noisy[c].unique(), swap.sum())
+    return noisy
+
+
+def test_rates_and_risk_by_hand():
+    """30 of 100: Wilson centre (30 + 1.9208) / 103.8415 = 0.30740, half-width
+    1.95996 / 103.8415 * sqrt(30 * 70 / 100 + 0.9604) = 0.08845. Control 10 of 100: 0.11479.
+    Risk (0.307399 - 0.114797) / (1 - 0.114797) = 0.21758."""
+    main, control = Rate(30, 100), Rate(10, 100)
+    assert main.value == pytest.approx(0.30740, abs=1e-5)
+    assert main.error == pytest.approx(0.08845, abs=1e-5)
+    assert control.value == pytest.approx(0.11479, abs=1e-5)
+    risk = Risk("test", main, Rate(5, 100), control)
+    assert risk.value == pytest.approx(0.21758, abs=1e-5)
+    error = math.hypot(main.error / (1 - control.value),
+                       control.error * (main.value - 1) / (1 - control.value) ** 2)  # fmt: skip
+    assert risk.interval == pytest.approx((0.21758 - error, 0.21758 + error), abs=1e-5)
+    assert not risk.weak and Risk("test", Rate(5, 100), Rate(30, 100)).weak
+    # a control attacked better than the targets: negative raw risk, reported as 0
+    assert Risk("test", control, Rate(0, 100), main).value == 0.0
+    assert Risk("test", main, Rate(0, 100)).value == main.value  # no control: the rate itself
+
+
+def test_gower_distance_by_hand():
+    """Numbers divided by their range over both tables (10 for n), categories 0/1, missing equal
+    to missing and 1 from a value: d(q, x0) = 2/10 + 0 = 0.2, d(q, x1) = 0 + 1 = 1,
+    d(q, x2) = 1 (missing number) + 0."""
+    schema = Schema({"n": "numerical", "c": "categorical"})
+    query = pd.DataFrame({"n": [2.0], "c": ["a"]})
+    index = pd.DataFrame({"n": [4.0, 2.0, np.nan], "c": ["a", "b", "a"]})
+    # the range is over both tables: 2 and 4 here, with a far row below to make it 10
+    index = pd.concat([index, pd.DataFrame({"n": [12.0], "c": ["z"]})], ignore_index=True)
+    q, i = gower_coordinates(query, index, ["n", "c"], schema)
+    distances, nearest = gower_knn(q, i, k=4)
+    np.testing.assert_allclose(distances[0], [0.2, 1.0, 1.0, 2.0])
+    assert nearest[0].tolist() == [0, 1, 2, 3]  # the tie of rows 1 and 2 goes to the lower row
+
+
+def test_a_copy_is_linked_and_inferred_and_fresh_rows_are_not(population):
+    real, control, fresh, schema = population
+    for attack in (
+        lambda syn: linkability(real, syn, schema, AUX, control=control),
+        lambda syn: inference(real, syn, schema, "cat9", control=control),
+        lambda syn: inference(real, syn, schema, "num6", control=control),
+    ):
+        copied, unseen = attack(real), attack(fresh)
+        assert copied.interval[0] > 0.9, copied.as_dict()  # must fail: the release is the data
+        assert unseen.interval[0] == 0.0 and unseen.value < 0.05, unseen.as_dict()  # must pass
+
+
+def test_the_same_seed_repeats_and_the_control_changes_the_reading(population):
+    real, control, fresh, schema = population
+    noisy = noisy_copy(real, schema)
+    a = inference(real, noisy, schema, "cat9", control=control, seed=3)
+    assert a == inference(real, noisy, schema, "cat9", control=control, seed=3)
+    alone = inference(real, noisy, schema, "cat9", seed=3)
+    # without a control the risk is the raw success, which also counts what anyone infers
+    assert alone.control is None and alone.value == pytest.approx(alone.main.value)
+    assert a.value < alone.value
+
+
+def test_numbers_are_right_within_a_tolerance_relative_to_the_secret():
+    """Secrets -100 and 50, released as -104 and 60: within 5% of |secret| only the first."""
+    schema = Schema({"k": "categorical", "s": "numerical"})
+    real = pd.DataFrame({"k": ["a", "b"], "s": [-100.0, 50.0]})
+    release = pd.DataFrame({"k": ["a", "b"], "s": [-104.0, 60.0]})
+    risk = inference(real, release, schema, "s", n_attacks=2)
+    assert (risk.main.successes, risk.main.attempts) == (1, 2)
+
+
+def test_bad_input_is_refused_with_the_problem_named(population):
+    real, control, _, schema = population
+    with pytest.raises(InvalidInputError, match="share columns"):
+        linkability(real, real, schema, (["cat0", "num0"], ["num0"]))
+    with pytest.raises(InvalidInputError, match=r"control table has no column \['cat0'\]"):
+        linkability(real, real, schema, AUX, control=control.drop(columns="cat0"))
+    with pytest.raises(InvalidInputError, match="cannot be among the known"):
+        inference(real, real, schema, "cat9", aux=["cat9", "cat0"])
+    with pytest.raises(InvalidInputError, match="every value of the secret 'cat9' is missing"):
+        inference(real.assign(cat9=None), real, schema, "cat9")
+    with pytest.raises(InvalidInputError, match="n_neighbours=700 exceeds"):
+        linkability(real, real, schema, AUX, n_neighbours=700)
+
+
+@pytest.mark.slow
+def test_agrees_with_anonymeter_on_a_shared_pair(population):
+    """Every row attacked, so both draw the same targets: the main and control rates must be
+    equal (ties aside) and the risks' intervals must meet. Skipped without anonymeter's own
+    environment (`make anonymeter`, which `make test` runs)."""
+    from privmetrics.compendium.anonymeter import MISSING, anonymeter_python, run_anonymeter
+
+    if anonymeter_python() is None:
+        pytest.skip(MISSING)
+    real, control, _, schema = population
+    for release in (real, noisy_copy(real, schema)):
+        theirs = run_anonymeter(real, release, control, schema, AUX, "cat9", n_attacks=len(real))
+        ours = {
+            "linkability": linkability(real, release, schema, AUX, control, n_attacks=len(real)),
+            "inference": inference(real, release, schema, "cat9", control=control,
+                                   n_attacks=len(real)),
+        }  # fmt: skip
+        for name, risk in ours.items():
+            other = theirs[name]
+            assert risk.main.value == pytest.approx(other["main rate"], abs=0.01), name
+            assert risk.control.value == pytest.approx(other["control rate"], abs=0.01), name
+            low, high = risk.interval
+            assert low <= other["high"] + 1e-9 and other["low"] <= high + 1e-9, (name, other)
