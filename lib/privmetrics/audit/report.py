@@ -60,6 +60,9 @@ class AuditReport:
     verdict: object = None  # a privmetrics.audit.verdict.Verdict
     evidence: pd.DataFrame = field(default_factory=pd.DataFrame)
     evidence_lines: list[str] = field(default_factory=list)
+    # linkability and inference with the holdout as control (privmetrics.audit.criteria)
+    criteria: pd.DataFrame = field(default_factory=pd.DataFrame)
+    criteria_lines: list[str] = field(default_factory=list)
     utility: pd.DataFrame = field(default_factory=pd.DataFrame)
     costs: dict[str, float] = field(default_factory=dict)  # seconds per scored table
     estimated: float | None = None  # the scoring's seconds as estimated before it started
@@ -77,6 +80,8 @@ class AuditReport:
             "scores": table.to_dict("records"),
             "lower end": self.anchor,
             "evidence": {"summary": self.evidence_lines, "rows": len(self.evidence)},
+            "linkability and inference": {"summary": self.criteria_lines,
+                                          "attacks": self.criteria.to_dict("records")},
             "utility": {m: row.to_dict() for m, row in self.utility.iterrows()},
             "remarks": self.remarks,
             "inputs": {**(sources or {}), **{k: list(v) for k, v in self.shapes.items()}},
@@ -208,6 +213,7 @@ def render_html(report: AuditReport, sources: dict[str, str]) -> str:
         report.utility.to_html(float_format=lambda v: f"{v:.3f}") if len(report.utility) else ""
     )
     chart = position_chart(report.table, report.anchor)
+    criteria = "".join(f"<li>{html.escape(line)}</li>" for line in report.criteria_lines)
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>privmetrics audit</title>
 <style>body{{font-family:sans-serif;max-width:64em;margin:2em auto}}table{{border-collapse:collapse}}
@@ -229,6 +235,12 @@ whiskers its interval; metrics whose references score alike (uninformative here)
 <h2>Who is exposed</h2>
 <ul>{evidence}</ul>
 {top_html}
+<h2>Linkability and inference</h2>
+<p>Two of the three risks by which European practice judges anonymisation (the third, singling
+out, is not measured yet): attacks on the people in the training data, each set against the same
+attack on unseen people (the holdout). Risk 0: the release tells nothing more about its members
+than about anyone; 1: the attack succeeds on every member.</p>
+<ul>{criteria}</ul>
 <h2>Utility beside privacy</h2>
 <p>How much the release resembles the real data (total variation distances: 0 identical, 1
 disjoint; detection AUC: 0.5 indistinguishable, 1 always told apart), beside the references.</p>

@@ -1,5 +1,6 @@
 """The audit itself: every chosen metric scored on the release and on the references built from
-the user's own real table, then the verdict, the row-level evidence and the utility panel.
+the user's own real table, then the verdict, the row-level evidence, linkability and inference
+with the holdout as control (:mod:`.criteria`) and the utility panel.
 
 The references: Random (the paper's Algorithm 22, ``random_runs`` seeded draws), Real (a copy)
 and, when given, the holdout (real rows the generator never saw). Every table goes through one
@@ -20,6 +21,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from privmetrics.audit.cost import estimate, say
+from privmetrics.audit.criteria import criteria_panel
 from privmetrics.audit.evidence import row_evidence
 from privmetrics.audit.files import check_shared_values, conform, resolve_schema
 from privmetrics.audit.positions import (
@@ -165,6 +167,7 @@ def audit(
     with limited(available_cores()):
         panel = utility_panel(references)
         evidence, evidence_lines = row_evidence(release, holdout, real_rows)
+        criteria, criteria_lines = criteria_panel(real, synthetic, holdout, schema, seed)
     split = holdout_problem(panel)
     verdict = decide(table, anchor, looks_useless(panel))
     if split:
@@ -183,6 +186,8 @@ def audit(
         verdict=verdict,
         evidence=evidence,
         evidence_lines=evidence_lines,
+        criteria=criteria,
+        criteria_lines=criteria_lines,
         utility=panel,
         costs=seconds,
         estimated=estimated,

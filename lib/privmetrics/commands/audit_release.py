@@ -152,6 +152,9 @@ def run(args) -> int:
     print("\nwho is exposed:")
     for line in result.evidence_lines:
         print(f"  {line}")
+    print("\nlinkability and inference:")
+    for line in result.criteria_lines:
+        print(f"  {line}")
     if len(result.utility):
         print("\nutility beside privacy:")
         print(result.utility.to_string(float_format=lambda v: f"{v:.3f}"))

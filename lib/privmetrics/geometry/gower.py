@@ -18,7 +18,7 @@ missing against a present number make the distance undefined; we read "missing" 
 its own, like the rest of the library.)
 
 Ties go to the lower row of the release. The search runs in blocks of query rows against the
-whole release (no Python loop over rows): about ``BLOCK_CELLS`` distances at a time.
+whole release, column by column (no Python loop over rows): ``BLOCK_CELLS`` distances at a time.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import pandas as pd
 
 from privmetrics.data.schema import Schema
 
-BLOCK_CELLS = 2**22  # (query rows x release rows x columns) computed at once
+BLOCK_CELLS = 2**22  # (query rows x release rows) distances held at once
 
 
 def gower_coordinates(
@@ -60,12 +60,20 @@ def gower_coordinates(
 
 
 def gower_distances(query: tuple[np.ndarray, np.ndarray], index: tuple[np.ndarray, np.ndarray]):
-    """The (len(query) x len(index)) matrix of distances (one block; see :func:`gower_knn`)."""
+    """The (len(query) x len(index)) matrix of distances, column by column (a block of
+    :func:`gower_knn`)."""
     (q_num, q_cat), (i_num, i_cat) = query, index
-    diff = np.abs(q_num[:, None, :] - i_num[None, :, :])
-    q_missing, i_missing = np.isnan(q_num)[:, None, :], np.isnan(i_num)[None, :, :]
-    diff = np.where(q_missing | i_missing, np.where(q_missing & i_missing, 0.0, 1.0), diff)
-    return diff.sum(-1) + (q_cat[:, None, :] != i_cat[None, :, :]).sum(-1)
+    distances = np.zeros((len(q_num), len(i_num)))
+    for j in range(q_num.shape[1]):
+        q, x = q_num[:, j, None], i_num[None, :, j]
+        step = np.abs(q - x)
+        if np.isnan(step).any():  # missing: 0 from missing, 1 from a value
+            q_missing, x_missing = np.isnan(q), np.isnan(x)
+            step = np.where(q_missing | x_missing, (q_missing != x_missing).astype(float), step)
+        distances += step
+    for j in range(q_cat.shape[1]):
+        distances += q_cat[:, j, None] != i_cat[None, :, j]
+    return distances
 
 
 def gower_knn(
@@ -76,14 +84,15 @@ def gower_knn(
     n_index = len(index[0])
     if not 1 <= k <= n_index:
         raise ValueError(f"k must lie between 1 and the {n_index} rows searched, got {k}")
-    width = max(1, index[0].shape[1] + index[1].shape[1])
-    block = max(1, BLOCK_CELLS // (n_index * width))
+    block = max(1, BLOCK_CELLS // n_index)
     found_d, found_i = [], []
     for start in range(0, len(query[0]), block):
         part = tuple(a[start : start + block] for a in query)
         d = gower_distances(part, index)
-        # a stable sort keeps equal distances in position order: ties go to the lower row
-        nearest = np.argsort(d, axis=1, kind="stable")[:, :k]
+        if k == 1:  # argmin returns the first of equal minima: the lower position
+            nearest = d.argmin(1)[:, None]
+        else:  # a stable sort keeps equal distances in position order
+            nearest = np.argsort(d, axis=1, kind="stable")[:, :k]
         found_i.append(nearest)
         found_d.append(np.take_along_axis(d, nearest, 1))
     if not found_i:

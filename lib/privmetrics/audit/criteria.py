@@ -1,0 +1,80 @@
+"""Two of the three risks by which European practice judges anonymisation (Article 29 Working
+Party, Opinion 05/2014), measured on the release with the holdout as control set
+(:mod:`privmetrics.attacks.anonymisation`, after Giomi et al. 2023):
+
+* **linkability**: the key attributes split in two halves, as two tables an attacker might hold
+  about the same people; the release links a person's halves when both find the same nearest
+  release row;
+* **inference**: for each sensitive attribute, an attacker who knows a person's key attributes
+  guesses it from the nearest release row.
+
+Each is a risk beyond what the release gives about unseen people (the holdout), with its 95%
+interval, and a sentence a steward can read. Without a holdout they are not run: the raw success
+of an attack also counts what the population's regularities let anyone infer, and would read as
+exposure. Singling out, the third risk, is not measured yet.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from privmetrics.attacks.anonymisation import inference, linkability
+from privmetrics.attacks.risk import Risk
+from privmetrics.data.schema import Schema
+
+ATTACKS = 500  # targets per attack, as anonymeter's default
+NOT_RUN = (
+    "linkability and inference were not measured: they need a holdout (real rows the generator "
+    "never saw) to tell what the release exposes from what anyone could infer"
+)
+
+
+def _columns(names: list[str], shown: int = 4) -> str:
+    """ "a, b, c, d and 3 more" """
+    if len(names) <= shown:
+        return ", ".join(names)
+    return f"{', '.join(names[:shown])} and {len(names) - shown} more"
+
+
+def sentence(risk: Risk, known: list[str], secret: str | None = None) -> str:
+    """One plain sentence for an attack's result."""
+    low, high = risk.interval
+    members = f"{risk.main.value:.0%} of the people in the training data"
+    unseen = f"{risk.control.value:.0%} of unseen people" if risk.control else "(no control set)"
+    if secret is None:
+        what = (f"Holding {_columns(known[0])} in one table and {_columns(known[1])} in "
+                f"another, an attacker links the two through the release for {members} and "
+                f"{unseen}")  # fmt: skip
+    else:
+        what = (f"Knowing {_columns(known)}, an attacker guesses {secret} from the release for "
+                f"{members} and {unseen}")  # fmt: skip
+    weak = " (no better than guessing without the release)" if risk.weak else ""
+    return f"{what}{weak}: risk {risk.value:.2f} [{low:.2f}, {high:.2f}]."
+
+
+def criteria_panel(
+    real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | None, schema: Schema,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, list[str]]:  # fmt: skip
+    """(one row per attack with its risk, interval and rates; one sentence per attack); empty,
+    with :data:`NOT_RUN`, without a holdout."""
+    if holdout is None:
+        return pd.DataFrame(), [NOT_RUN]
+    key = list(schema.key)
+    rows, lines = [], []
+    if len(key) >= 2:
+        halves = (key[: len(key) // 2], key[len(key) // 2 :])
+        risk = linkability(real, synthetic, schema, halves, control=holdout, n_attacks=ATTACKS,
+                           seed=seed)  # fmt: skip
+        rows.append(risk.as_dict())
+        lines.append(sentence(risk, list(halves)))
+    else:
+        lines.append("linkability was not measured: it needs at least two key attributes")
+    for secret in schema.sensitive if key else []:
+        if real[secret].isna().all():
+            continue
+        risk = inference(real, synthetic, schema, secret, aux=key, control=holdout,
+                         n_attacks=ATTACKS, seed=seed)  # fmt: skip
+        rows.append(risk.as_dict())
+        lines.append(sentence(risk, key, secret))
+    return pd.DataFrame(rows), lines
