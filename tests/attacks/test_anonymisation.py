@@ -1,6 +1,7 @@
-"""Linkability and inference with a control set (Giomi et al. 2023): the risk arithmetic by hand,
-the Gower distance by hand, a copy that must fail and fresh rows that must pass, refusals, and
-anonymeter 1.1.0's own results on a shared pair (issue 43, item 3)."""
+"""Singling out, linkability and inference with a control set (Giomi et al. 2023): the risk
+arithmetic, the Gower distance, predicates and the size model by hand, a copy that must fail and
+fresh rows that must pass, refusals, and anonymeter 1.1.0's own results on a shared pair
+(issue 43, item 3)."""
 
 import math
 
@@ -129,7 +130,8 @@ def test_agrees_with_anonymeter_on_a_shared_pair(population):
         pytest.skip(MISSING)
     real, control, _, schema = population
     for release in (real, noisy_copy(real, schema)):
-        theirs = run_anonymeter(real, release, control, schema, AUX, "cat9", n_attacks=len(real))
+        theirs = run_anonymeter(real, release, control, schema, AUX, "cat9", n_attacks=len(real),
+                                singling_out=("multivariate", 3))  # fmt: skip
         ours = {
             "linkability": linkability(real, release, schema, AUX, control, n_attacks=len(real)),
             "inference": inference(real, release, schema, "cat9", control=control,
@@ -141,3 +143,84 @@ def test_agrees_with_anonymeter_on_a_shared_pair(population):
             assert risk.control.value == pytest.approx(other["control rate"], abs=0.01), name
             low, high = risk.interval
             assert low <= other["high"] + 1e-9 and other["low"] <= high + 1e-9, (name, other)
+        # singling out draws its predicates at random: only the risks' intervals must meet
+        from privmetrics.attacks.singling_out import singling_out
+
+        ours = singling_out(real, release, schema, control=control, n_attacks=len(real))
+        other = theirs["singling out"]
+        low, high = ours.interval
+        assert low <= other["high"] + 1e-9 and other["low"] <= high + 1e-9, (ours, other)
+
+
+def test_predicates_count_their_rows_by_hand():
+    """Four rows (number n, category c coded a=0, b=1, missing): n >= 3 and c == a matches rows 2
+    and 3 (two rows); n <= 1 matches row 0 only; c is missing matches row 1 only."""
+    from privmetrics.attacks.singling_out import EQ, GE, LE, MISSING, counts
+
+    values = np.array([[1.0, 0], [2.0, np.nan], [3.0, 0], [4.0, 0]])
+    cols = np.array([[0, 1], [0, 0], [1, 1]])
+    ops = np.array([[GE, EQ], [LE, LE], [MISSING, MISSING]])
+    levels = np.array([[3.0, 0], [1.0, 1.0], [np.nan, np.nan]])
+    assert counts(values, cols, ops, levels).tolist() == [2, 1, 1]
+
+
+def test_univariate_predicates_are_the_rare_values_and_the_extremes():
+    """Release n = 1, 2, 2, 9 and c = x, y, y, y: n == 1, n == 9, n <= 1, n >= 9 and c == x single
+    out one row each; n == 2 and c == y do not and are not kept."""
+    from privmetrics.attacks.singling_out import counts, univariate_predicates
+
+    values = np.array([[1.0, 0], [2.0, 1], [2.0, 1], [9.0, 1]])
+    found = univariate_predicates(values, np.array([True, False]))
+    singles = counts(values, *found) == 1
+    kept = {
+        (int(c), int(o), float(v)) for c, o, v in zip(*(a[singles, 0] for a in found), strict=True)
+    }
+    assert kept == {(0, 0, 1.0), (0, 0, 9.0), (0, 2, 1.0), (0, 1, 9.0), (1, 0, 0.0)}
+
+
+def test_the_size_model_by_hand():
+    """Successes in n rows of a predicate of weight up to w: (1 - (n w + 1)(1 - w)^n) / (n + 1);
+    n = 1, w = 1: (1 - 2 * 0) / 2 = 0.5; n = 2, w = 0.5: (1 - 2 * 0.25) / 3 = 1/6."""
+    from privmetrics.attacks.singling_out import _model
+
+    assert _model(1, 1.0, 1.0) == pytest.approx(0.5)
+    assert _model(2, 0.5, 6.0) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("mode", ["univariate", "multivariate"])
+def test_a_copy_is_singled_out_and_fresh_rows_are_not(population, mode):
+    from privmetrics.attacks.singling_out import singling_out
+
+    real, control, fresh, schema = population
+    copied = singling_out(real, real, schema, control=control, mode=mode)
+    unseen = singling_out(real, fresh, schema, control=control, mode=mode)
+    assert copied.interval[0] > 0.9, copied.as_dict()  # must fail
+    assert unseen.interval[0] == 0.0 and unseen.value < 0.1, unseen.as_dict()  # must pass
+    assert copied == singling_out(real, real, schema, control=control, mode=mode)  # seeded
+
+
+def test_a_smaller_control_set_is_rescaled_to_the_training_size(population, monkeypatch):
+    """The release's predicates match about one row in 600; in a control set of 300 rows they
+    match none more often than in 600, so the raw count understates the control's success at the
+    training table's size. The rescaled count lands nearer the count on 600 control rows."""
+    from privmetrics.attacks import singling_out as module
+
+    real, control, fresh, schema = population
+    whole = module.singling_out(real, fresh, schema, control=control).control.value
+    half = module.singling_out(real, fresh, schema, control=control.iloc[:300]).control.value
+    monkeypatch.setattr(module, "size_correction", lambda *args: 1.0)
+    raw = module.singling_out(real, fresh, schema, control=control.iloc[:300]).control.value
+    assert raw < half and abs(half - whole) < abs(raw - whole) / 2, (raw, half, whole)
+
+
+def test_singling_out_refuses_what_it_cannot_attack(population):
+    from privmetrics.attacks.singling_out import singling_out
+
+    real, _, _, schema = population
+    with pytest.raises(InvalidInputError, match="mode must be"):
+        singling_out(real, real, schema, mode="bivariate")
+    with pytest.raises(InvalidInputError, match="n_cols=40 exceeds"):
+        singling_out(real, real, schema, n_cols=40)
+    same = pd.concat([real.iloc[:1]] * 5, ignore_index=True)
+    with pytest.raises(InvalidInputError, match="no predicate singles out a row of the release"):
+        singling_out(real, same, schema)

@@ -350,30 +350,31 @@ def shuffled_release_of(frame):
     return shuffled_release(frame, seed=0)
 
 
-def test_linkability_and_inference_with_the_holdout_flag_a_copy_and_not_a_shuffle(texas):
-    """Issue 43, item 3: with a holdout the report measures linkability (the key attributes in two
-    halves) and inference (each sensitive attribute from the key attributes), each beside the same
+def test_the_three_criteria_with_the_holdout_flag_a_copy_and_not_a_shuffle(texas):
+    """Issue 43, item 3: with a holdout the report measures singling out, linkability (the key
+    attributes in two halves) and inference (each sensitive attribute from the key attributes), each beside the same
     attack on the holdout; a copy is linked and inferred, a shuffled release is not. Without a
     holdout they are not run, and the report says why."""
     from privmetrics.audit.criteria import NOT_RUN, criteria_panel
 
     real, holdout, shuffled, _, schema = texas
     copy, lines = criteria_panel(real, real.copy(), holdout, schema)
-    assert list(copy.measure) == ["linkability"] + [f"inference ({s})" for s in schema.sensitive]
+    assert list(copy.measure) == ["singling out (multivariate)", "linkability"] + [
+        f"inference ({s})" for s in schema.sensitive
+    ]
     assert (copy.low > 0.5).all(), copy
-    assert lines[0].startswith(f"Holding {', '.join(schema.key[:4])} and 4 more in one table")
-    assert "of unseen people" in lines[1] and ": risk " in lines[1]
+    assert lines[0].startswith("Predicates written from the release (three columns each)")
+    assert lines[1].startswith(f"Holding {', '.join(schema.key[:4])} and 4 more in one table")
+    assert "of unseen people" in lines[2] and ": risk " in lines[2]
     # a shuffle links no one; its inference rates on members and on the holdout differ by chance
     # only (on twelve shuffles of these 300 rows, by up to 0.09 either way), so the risk stays
     # low though a 95% interval of one attack may miss 0
     safe, _ = criteria_panel(real, shuffled, holdout, schema)
-    assert safe.risk.iloc[0] == 0 and (safe.risk < 0.2).all(), safe
+    assert safe.risk.iloc[1] == 0 and (safe.risk < 0.2).all(), safe
     assert (safe["main rate"] - safe["control rate"]).abs().max() < 0.1, safe
     panel, lines = criteria_panel(real, shuffled, None, schema)
     assert panel.empty and lines == [NOT_RUN]
     report = quiet(audit, real, shuffled, schema, holdout=holdout, report=True)
-    assert report.criteria_lines and "Linkability and inference" in report.to_html()
-    assert (
-        json.loads(report.to_json())["linkability and inference"]["summary"]
-        == report.criteria_lines
-    )
+    assert report.criteria_lines and "Singling out, linkability and inference" in report.to_html()
+    found = json.loads(report.to_json())["singling out, linkability and inference"]
+    assert found["summary"] == report.criteria_lines

@@ -14,9 +14,9 @@ shadow-free attack over every training row of a release (DOMIAS's density ratio,
 ``one_run``: all three played for a whole set of targets on shared releases (one fit serves
 every target).
 
-``anonymisation``: linkability and inference as Giomi et al.'s attacks with a control set, two
-of the three risks of European practice (singling out is the third); ``risk``: an attack's
-success rates turned into a risk with its interval.
+``singling_out`` and ``anonymisation`` (linkability, inference): the three risks of European
+practice as Giomi et al.'s attacks with a control set; ``risk``: an attack's success rates turned
+into a risk with its interval.
 
 May import ``threads``, ``data``, ``geometry`` and ``synthesisers``; ``metrics``, the
 experiments, the audit and the compendium import from here, never the reverse.

@@ -1,6 +1,10 @@
-"""Two of the three risks by which European practice judges anonymisation (Article 29 Working
-Party, Opinion 05/2014), measured on the release with the holdout as control set
-(:mod:`privmetrics.attacks.anonymisation`, after Giomi et al. 2023):
+"""The three risks by which European practice judges anonymisation (Article 29 Working Party,
+Opinion 05/2014), measured on the release with the holdout as control set
+(:mod:`privmetrics.attacks.singling_out` and :mod:`privmetrics.attacks.anonymisation`, after
+Giomi et al. 2023):
+
+* **singling out**: predicates on three columns written from the release, each matching one
+  release row, bet to match exactly one person of the training data;
 
 * **linkability**: the key attributes split in two halves, as two tables an attacker might hold
   about the same people; the release links a person's halves when both find the same nearest
@@ -11,7 +15,7 @@ Party, Opinion 05/2014), measured on the release with the holdout as control set
 Each is a risk beyond what the release gives about unseen people (the holdout), with its 95%
 interval, and a sentence a steward can read. Without a holdout they are not run: the raw success
 of an attack also counts what the population's regularities let anyone infer, and would read as
-exposure. Singling out, the third risk, is not measured yet.
+exposure.
 """
 
 from __future__ import annotations
@@ -20,12 +24,14 @@ import pandas as pd
 
 from privmetrics.attacks.anonymisation import inference, linkability
 from privmetrics.attacks.risk import Risk
+from privmetrics.attacks.singling_out import singling_out
 from privmetrics.data.schema import Schema
+from privmetrics.data.validation import InvalidInputError
 
 ATTACKS = 500  # targets per attack, as anonymeter's default
 NOT_RUN = (
-    "linkability and inference were not measured: they need a holdout (real rows the generator "
-    "never saw) to tell what the release exposes from what anyone could infer"
+    "singling out, linkability and inference were not measured: they need a holdout (real rows "
+    "the generator never saw) to tell what the release exposes from what anyone could infer"
 )
 
 
@@ -41,7 +47,10 @@ def sentence(risk: Risk, known: list[str], secret: str | None = None) -> str:
     low, high = risk.interval
     members = f"{risk.main.value:.0%} of the people in the training data"
     unseen = f"{risk.control.value:.0%} of unseen people" if risk.control else "(no control set)"
-    if secret is None:
+    if not known:
+        what = (f"Predicates written from the release (three columns each) single out "
+                f"{members} and {unseen}")  # fmt: skip
+    elif secret is None:
         what = (f"Holding {_columns(known[0])} in one table and {_columns(known[1])} in "
                 f"another, an attacker links the two through the release for {members} and "
                 f"{unseen}")  # fmt: skip
@@ -62,6 +71,13 @@ def criteria_panel(
         return pd.DataFrame(), [NOT_RUN]
     key = list(schema.key)
     rows, lines = [], []
+    try:
+        risk = singling_out(real, synthetic, schema, control=holdout, n_attacks=ATTACKS,
+                            n_cols=min(3, len(real.columns)), seed=seed)  # fmt: skip
+        rows.append(risk.as_dict())
+        lines.append(sentence(risk, []))
+    except InvalidInputError as exc:  # no predicate singles out a release row
+        lines.append(f"singling out was not measured: {exc}")
     if len(key) >= 2:
         halves = (key[: len(key) // 2], key[len(key) // 2 :])
         risk = linkability(real, synthetic, schema, halves, control=holdout, n_attacks=ATTACKS,

@@ -60,7 +60,7 @@ class AuditReport:
     verdict: object = None  # a privmetrics.audit.verdict.Verdict
     evidence: pd.DataFrame = field(default_factory=pd.DataFrame)
     evidence_lines: list[str] = field(default_factory=list)
-    # linkability and inference with the holdout as control (privmetrics.audit.criteria)
+    # singling out, linkability and inference, the holdout as control (privmetrics.audit.criteria)
     criteria: pd.DataFrame = field(default_factory=pd.DataFrame)
     criteria_lines: list[str] = field(default_factory=list)
     utility: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -80,8 +80,8 @@ class AuditReport:
             "scores": table.to_dict("records"),
             "lower end": self.anchor,
             "evidence": {"summary": self.evidence_lines, "rows": len(self.evidence)},
-            "linkability and inference": {"summary": self.criteria_lines,
-                                          "attacks": self.criteria.to_dict("records")},
+            "singling out, linkability and inference": {
+                "summary": self.criteria_lines, "attacks": self.criteria.to_dict("records")},
             "utility": {m: row.to_dict() for m, row in self.utility.iterrows()},
             "remarks": self.remarks,
             "inputs": {**(sources or {}), **{k: list(v) for k, v in self.shapes.items()}},
@@ -235,11 +235,11 @@ whiskers its interval; metrics whose references score alike (uninformative here)
 <h2>Who is exposed</h2>
 <ul>{evidence}</ul>
 {top_html}
-<h2>Linkability and inference</h2>
-<p>Two of the three risks by which European practice judges anonymisation (the third, singling
-out, is not measured yet): attacks on the people in the training data, each set against the same
-attack on unseen people (the holdout). Risk 0: the release tells nothing more about its members
-than about anyone; 1: the attack succeeds on every member.</p>
+<h2>Singling out, linkability and inference</h2>
+<p>The three risks by which European practice judges anonymisation: attacks on the people in the
+training data, each set against the same attack on unseen people (the holdout). Risk 0: the
+release tells nothing more about its members than about anyone; 1: the attack succeeds on every
+member.</p>
 <ul>{criteria}</ul>
 <h2>Utility beside privacy</h2>
 <p>How much the release resembles the real data (total variation distances: 0 identical, 1

@@ -1,6 +1,6 @@
 """The audit itself: every chosen metric scored on the release and on the references built from
-the user's own real table, then the verdict, the row-level evidence, linkability and inference
-with the holdout as control (:mod:`.criteria`) and the utility panel.
+the user's own real table, then the verdict, the row-level evidence, singling out, linkability
+and inference with the holdout as control (:mod:`.criteria`) and the utility panel.
 
 The references: Random (the paper's Algorithm 22, ``random_runs`` seeded draws), Real (a copy)
 and, when given, the holdout (real rows the generator never saw). Every table goes through one

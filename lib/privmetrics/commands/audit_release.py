@@ -152,7 +152,7 @@ def run(args) -> int:
     print("\nwho is exposed:")
     for line in result.evidence_lines:
         print(f"  {line}")
-    print("\nlinkability and inference:")
+    print("\nsingling out, linkability and inference:")
     for line in result.criteria_lines:
         print(f"  {line}")
     if len(result.utility):

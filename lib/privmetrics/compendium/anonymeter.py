@@ -1,10 +1,11 @@
-"""anonymeter beside our linkability and inference attacks, on one shared pair.
+"""anonymeter beside our singling-out, linkability and inference attacks, on one shared pair.
 
 anonymeter 1.1.0 (Giomi et al., PoPETs 2023) pins numpy < 1.27 and cannot live in this project's
 environment (numpy 2, SDV), so ``make anonymeter`` gives it an environment of its own
 (:data:`ENVIRONMENT`, git-ignored). :func:`run_anonymeter` writes the pair as CSV files, runs
 ``resources/peers/anonymeter_side.py`` with that environment's Python and reads its JSON;
-:func:`side_by_side` sets its results beside :mod:`privmetrics.attacks.anonymisation`'s.
+:func:`side_by_side` sets its results beside ours (:mod:`privmetrics.attacks.singling_out`,
+:mod:`privmetrics.attacks.anonymisation`).
 """
 
 from __future__ import annotations
@@ -41,10 +42,12 @@ def run_anonymeter(
     linkability_aux: tuple[list[str], list[str]] | None = None,
     secret: str | None = None,
     n_attacks: int = 500,
+    singling_out: tuple[str, int] | None = None,
     timeout: float = 600,
 ) -> dict:
-    """anonymeter's linkability (when ``linkability_aux``) and inference (when ``secret``, the
-    other columns known) results on the pair: per attack, its risk, interval and rates."""
+    """anonymeter's linkability (when ``linkability_aux``), inference (when ``secret``, the
+    other columns known) and singling-out (when ``singling_out`` = (mode, n_cols)) results on the
+    pair: per attack, its risk, interval and rates."""
     python = anonymeter_python()
     if python is None:
         raise RuntimeError(MISSING)
@@ -55,6 +58,8 @@ def run_anonymeter(
     if secret is not None:
         job["inference"] = {"secret": secret, "aux": [c for c in real.columns if c != secret],
                             "regression": secret in schema.numerical}  # fmt: skip
+    if singling_out is not None:
+        job["singling out"] = {"mode": singling_out[0], "n_cols": singling_out[1]}
     with tempfile.TemporaryDirectory() as folder:
         for name, table in (("real", real), ("synthetic", synthetic), ("control", control)):
             table.to_csv(Path(folder) / f"{name}.csv", index=False)

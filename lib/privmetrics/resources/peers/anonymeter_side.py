@@ -4,7 +4,7 @@ JSON. Called by :mod:`privmetrics.compendium.anonymeter`; imports nothing from p
 
 Usage: python anonymeter_side.py FOLDER  (FOLDER holds real.csv, synthetic.csv, control.csv and
 job.json with the attacks to run: {"linkability": {"aux": [[...], [...]]}, "inference":
-{"secret": ..., "aux": [...]}, "n_attacks": N, "dtypes": {column: "float" | "str"}})
+{"secret": ..., "aux": [...]}, "singling out": {"mode": ..., "n_cols": ...}, "n_attacks": N, "dtypes": {column: "float" | "str"}})
 """
 
 import json
@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
-from anonymeter.evaluators import InferenceEvaluator, LinkabilityEvaluator
+from anonymeter.evaluators import InferenceEvaluator, LinkabilityEvaluator, SinglingOutEvaluator
 
 
 def read(folder: Path, name: str, dtypes: dict) -> pd.DataFrame:
@@ -67,6 +67,17 @@ def main(folder: Path) -> None:
                     control=control,
                 ).evaluate(n_jobs=1)
             )
+        if "singling out" in job:
+            spec = job["singling out"]
+            evaluator = SinglingOutEvaluator(
+                real,
+                synthetic,
+                n_attacks=job["n_attacks"],
+                n_cols=spec["n_cols"],
+                control=control,
+                seed=spec.get("seed", 0),
+            )
+            out["singling out"] = result(evaluator.evaluate(mode=spec["mode"]))
     print(json.dumps(out))
 
 
