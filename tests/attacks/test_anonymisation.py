@@ -207,10 +207,20 @@ def test_a_smaller_control_set_is_rescaled_to_the_training_size(population, monk
 
     real, control, fresh, schema = population
     whole = module.singling_out(real, fresh, schema, control=control).control.value
-    half = module.singling_out(real, fresh, schema, control=control.iloc[:300]).control.value
+    with pytest.warns(module.ControlSizeWarning, match="300 rows and the training table 600"):
+        half = module.singling_out(real, fresh, schema, control=control.iloc[:300]).control.value
     monkeypatch.setattr(module, "size_correction", lambda *args: 1.0)
-    raw = module.singling_out(real, fresh, schema, control=control.iloc[:300]).control.value
+    with pytest.warns(module.ControlSizeWarning):
+        raw = module.singling_out(real, fresh, schema, control=control.iloc[:300]).control.value
     assert raw < half and abs(half - whole) < abs(raw - whole) / 2, (raw, half, whole)
+
+
+def test_sizes_are_comparable_within_the_ratio_either_way():
+    from privmetrics.attacks.singling_out import SIZE_RATIO, sizes_comparable
+
+    assert sizes_comparable(1000, 1000) and sizes_comparable(1250, 1000)
+    assert sizes_comparable(1000, 1250) and not sizes_comparable(1000, 1251)
+    assert SIZE_RATIO == 1.25 and sizes_comparable(5, 4) and not sizes_comparable(2, 1)
 
 
 def test_singling_out_refuses_what_it_cannot_attack(population):

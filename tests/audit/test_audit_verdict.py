@@ -374,6 +374,14 @@ def test_the_three_criteria_with_the_holdout_flag_a_copy_and_not_a_shuffle(texas
     assert (safe["main rate"] - safe["control rate"]).abs().max() < 0.1, safe
     panel, lines = criteria_panel(real, shuffled, None, schema)
     assert panel.empty and lines == [NOT_RUN]
+    # a holdout far smaller than the real table: singling out is not measured, and says why
+    small, lines = criteria_panel(real, shuffled, holdout.iloc[:100], schema)
+    assert "singling out (multivariate)" not in set(small.measure) and "linkability" in set(
+        small.measure
+    )
+    assert lines[0].startswith(
+        "singling out was not measured: it compares counts in the real table"
+    )
     report = quiet(audit, real, shuffled, schema, holdout=holdout, report=True)
     assert report.criteria_lines and "Singling out, linkability and inference" in report.to_html()
     found = json.loads(report.to_json())["singling out, linkability and inference"]

@@ -4,7 +4,8 @@ Opinion 05/2014), measured on the release with the holdout as control set
 Giomi et al. 2023):
 
 * **singling out**: predicates on three columns written from the release, each matching one
-  release row, bet to match exactly one person of the training data;
+  release row, bet to match exactly one person of the training data (only when the holdout has
+  about the real table's size: :data:`~privmetrics.attacks.singling_out.SIZE_RATIO`);
 
 * **linkability**: the key attributes split in two halves, as two tables an attacker might hold
   about the same people; the release links a person's halves when both find the same nearest
@@ -24,7 +25,7 @@ import pandas as pd
 
 from privmetrics.attacks.anonymisation import inference, linkability
 from privmetrics.attacks.risk import Risk
-from privmetrics.attacks.singling_out import singling_out
+from privmetrics.attacks.singling_out import singling_out, sizes_comparable
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError
 
@@ -71,13 +72,20 @@ def criteria_panel(
         return pd.DataFrame(), [NOT_RUN]
     key = list(schema.key)
     rows, lines = [], []
-    try:
-        risk = singling_out(real, synthetic, schema, control=holdout, n_attacks=ATTACKS,
-                            n_cols=min(3, len(real.columns)), seed=seed)  # fmt: skip
-        rows.append(risk.as_dict())
-        lines.append(sentence(risk, []))
-    except InvalidInputError as exc:  # no predicate singles out a release row
-        lines.append(f"singling out was not measured: {exc}")
+    if not sizes_comparable(len(real), len(holdout)):
+        lines.append(
+            f"singling out was not measured: it compares counts in the real table "
+            f"({len(real):,} rows) and the holdout ({len(holdout):,}), which need about the same "
+            "size (rescaling one to the other can read risk for a release of new people)"
+        )
+    else:
+        try:
+            risk = singling_out(real, synthetic, schema, control=holdout, n_attacks=ATTACKS,
+                                n_cols=min(3, len(real.columns)), seed=seed)  # fmt: skip
+            rows.append(risk.as_dict())
+            lines.append(sentence(risk, []))
+        except InvalidInputError as exc:  # no predicate singles out a release row
+            lines.append(f"singling out was not measured: {exc}")
     if len(key) >= 2:
         halves = (key[: len(key) // 2], key[len(key) // 2 :])
         risk = linkability(real, synthetic, schema, halves, control=holdout, n_attacks=ATTACKS,
