@@ -13,7 +13,6 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
-from anonymeter.evaluators import InferenceEvaluator, LinkabilityEvaluator, SinglingOutEvaluator
 
 
 def read(folder: Path, name: str, dtypes: dict) -> pd.DataFrame:
@@ -40,6 +39,10 @@ def result(evaluator) -> dict:
 
 
 def main(folder: Path) -> None:
+    # imported here, so that the file imports anywhere (the project's layout test imports every
+    # module), while only anonymeter's environment runs it
+    from anonymeter.evaluators import InferenceEvaluator, LinkabilityEvaluator, SinglingOutEvaluator
+
     job = json.loads((folder / "job.json").read_text())
     real, synthetic, control = (
         read(folder, n, job["dtypes"]) for n in ("real", "synthetic", "control")
