@@ -16,7 +16,12 @@ def busy(cpu: float) -> None:
         pass
 
 
-def test_steps_record_wall_and_cpu_time(tmp_path):
+def test_steps_record_wall_and_cpu_time(tmp_path, monkeypatch):
+    import psutil
+
+    # only this process's CPU: a pool that an earlier test of this worker left alive would add
+    # its own (cpu_seconds counts live descendants, which is right for the grid, not here)
+    monkeypatch.setattr(psutil.Process, "children", lambda self, recursive=False: [])
     report = TimingReport("quick", cores=2, commit="abcdef123")
     with report.step("experiment grid"):
         busy(0.15)
