@@ -32,7 +32,7 @@ from privmetrics.attacks.alc import Z95, probabilistic_precision, wilson_interva
 class Rate:
     """``successes`` of ``attempts`` attacks: the Wilson centre and its half-width at 95%."""
 
-    successes: int
+    successes: float  # a count; a control set's may be rescaled to another size (singling out)
     attempts: int
 
     @property
