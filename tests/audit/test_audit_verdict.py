@@ -62,6 +62,31 @@ def test_a_measure_of_resemblance_alone_is_a_fidelity_remark_never_a_risk():
     assert decide(only, anchor="holdout").level == "cannot tell"
 
 
+def test_the_three_criteria_enter_the_verdict_as_attack_measures_by_hand():
+    """With a holdout a criterion's risk is a position from the holdout (0) to a copy (1): one
+    whose whole interval lies in the top third makes a high risk on its own; a weak attack (no
+    better than its naive baseline) is uninformative, whatever its risk."""
+    from privmetrics.audit.verdict import CRITERIA, criteria_rows
+
+    metrics = verdict_table([0.1, 0.05])
+    criteria = pd.DataFrame({"measure": ["linkability", "inference (x)", "singling out (m)"],
+                             "risk": [0.9, 0.5, 0.95], "low": [0.8, 0.2, 0.9],
+                             "high": [1.0, 0.8, 1.0], "weak attack": [False, False, True]})  # fmt: skip
+    rows = criteria_rows(criteria)
+    assert list(rows.category) == [CRITERIA] * 3 and rows.position.iloc[2] != rows.position.iloc[2]
+    verdict = decide(pd.concat([metrics, rows], ignore_index=True), anchor="holdout")
+    assert verdict.level == "high risk" and verdict.flagged == ["linkability"]
+    assert "1 metric(s) were uninformative" in verdict.headline
+    assert any(line.startswith(f"{CRITERIA}: strongest linkability") for line in verdict.categories)
+    # the inference alone is between the ends (its interval above the bottom third): some risk
+    between = pd.concat([metrics, rows.iloc[1:2]], ignore_index=True)
+    assert decide(between, anchor="holdout").level == "some risk"
+    assert fails(pd.concat([metrics, rows], ignore_index=True), "near-real", "holdout") == [
+        "linkability"
+    ]
+    assert criteria_rows(pd.DataFrame()).empty
+
+
 def test_a_band_needs_the_whole_interval_and_the_boundary_has_a_tolerance():
     # position 0.8 whose interval reaches down to 0.5: between, not near Real
     assert band_of(verdict_table([0.8], lows=[0.5]).iloc[0]) == "between"
@@ -168,6 +193,27 @@ def test_a_missing_secret_is_not_recovered_and_the_population_baseline_subtracts
     # without a holdout: a count beside its expectation, and no row named for closeness
     evidence, lines = quiet(row_evidence, Pair(real, real.copy(), schema))
     assert not evidence["closer than a non-member"].any() and "would put about 50%" in lines[1]
+
+
+def test_evidence_reuses_the_holdout_pairs_searches_and_follows_sampled_targets(texas):
+    """The audit hands the evidence its scored (real, holdout) pair: the result is the one the
+    evidence finds by its own searches. With sampled target rows (``--targets``) only those rows
+    are checked, the holdout's baseline included (this used to fail on a sensitive attribute)."""
+    from privmetrics.metrics.sampled import SampledPair
+
+    real, holdout, shuffled, _, schema = texas
+    release = pd.concat([real.iloc[:10], shuffled.iloc[10:]], ignore_index=True)
+    alone, lines = quiet(row_evidence, Pair(real, release, schema), holdout)
+    held = Pair(real, holdout, schema, name="holdout")
+    held.neighbours("real", "synthetic")  # as the metrics leave it
+    reused, reused_lines = quiet(row_evidence, Pair(real, release, schema), holdout, None, held)
+    pd.testing.assert_frame_equal(alone, reused)
+    assert lines == reused_lines
+    sampled = SampledPair(real, release, schema, targets=100)
+    evidence, lines = quiet(row_evidence, sampled, holdout, None,
+                            SampledPair(real, holdout, schema, targets=100, name="holdout"))  # fmt: skip
+    assert set(evidence["real row"]) <= set(sampled.target_positions("real"))
+    assert "of 100 real rows" in lines[0] and "of 100 real rows" in lines[2]
 
 
 def test_the_report_puts_the_verdict_first_and_flags_a_useless_release(texas):
@@ -303,16 +349,24 @@ def test_list_counts_what_metrics_all_runs(capsys):
 
 
 def test_the_cost_estimate_is_said_as_a_range_and_adds_up_over_tables(texas):
-    from privmetrics.audit.cost import estimate, say
+    from privmetrics.audit.cost import estimate, probe, say
     from privmetrics.metrics import select
 
     assert say(30) == "about 30 s (15 s to 60 s)"
     assert say(600) == "about 10 min (5 min to 20 min)"
     real, _, shuffled, _, schema = texas
-    specs = select(["DCR", "NNDR"])  # one per-row metric, one that is not
-    one = quiet(estimate, real, shuffled, schema, specs, 0, [(300, 300)])
-    bigger = quiet(estimate, real, shuffled, schema, specs, 0, [(300, 300), (30_000, 30_000)])
+    # per-row metrics, one searching among real rows alone (Authenticity), and one that is not
+    specs = select(["DCR", "Authenticity", "NNDR"])
+    costs = quiet(probe, real, shuffled, schema, specs, 0)
+    assert costs.own_per_row > 0 and costs.sample[1] > 0
+    assert quiet(probe, real, shuffled, schema, select(["DCR"]), 0).own_per_row == 0
+    one = costs.seconds([(300, 300, False)])
+    bigger = costs.seconds([(300, 300, False), (30_000, 30_000, False)])
     assert 0 < one < bigger
+    # a table that takes the real side's searches from an earlier one costs less, by just them
+    shared = costs.seconds([(300, 300, False), (30_000, 30_000, True)])
+    assert bigger - shared == pytest.approx(costs.own_per_row * 30_000)
+    assert 0 < quiet(estimate, real, shuffled, schema, specs, 0, [(300, 300, False)])
 
 
 def test_a_large_audit_says_its_cost_before_it_starts(texas, monkeypatch, capsys):
@@ -384,5 +438,10 @@ def test_the_three_criteria_with_the_holdout_flag_a_copy_and_not_a_shuffle(texas
     )
     report = quiet(audit, real, shuffled, schema, holdout=holdout, report=True)
     assert report.criteria_lines and "Singling out, linkability and inference" in report.to_html()
+    # they are attack measures of the verdict, and the shuffle stays low
+    assert len(report.judged) == len(report.table) + len(report.criteria)
+    assert report.verdict.level == "low risk"
+    assert any(line.startswith("singling out, linkability and inference: strongest")
+               for line in report.verdict.categories)  # fmt: skip
     found = json.loads(report.to_json())["singling out, linkability and inference"]
     assert found["summary"] == report.criteria_lines

@@ -86,25 +86,33 @@ def _values(tables: list[pd.DataFrame], columns: list[str], schema: Schema) -> l
     return out
 
 
+TESTS = {  # a slot's operator as a comparison of a column's values with its level
+    EQ: np.equal,
+    GE: np.greater_equal,
+    LE: np.less_equal,
+    MISSING: lambda column, _: np.isnan(column),
+}
+
+
 def counts(values: np.ndarray, cols: np.ndarray, ops: np.ndarray, levels: np.ndarray) -> np.ndarray:
     """How many rows of ``values`` each predicate matches: predicate i is the conjunction over
-    its slots j of (column ``cols[i, j]``, operator ``ops[i, j]``, value ``levels[i, j]``)."""
+    its slots j of (column ``cols[i, j]``, operator ``ops[i, j]``, value ``levels[i, j]``).
+
+    Each slot is evaluated once per operator, on the predicates that use it (a comparison with
+    NaN is False, so a missing value matches only ``MISSING``)."""
     n = len(cols)
+    by_column = np.ascontiguousarray(values.T)  # (columns, rows): a slot gathers whole rows
     block = max(1, BLOCK_CELLS // max(1, len(values)))
     found = np.empty(n, dtype=np.int64)
     for start in range(0, n, block):
         c, o, v = (a[start : start + block] for a in (cols, ops, levels))
         match = np.ones((len(c), len(values)), dtype=bool)
         for j in range(c.shape[1]):
-            column = values[:, c[:, j]].T  # (predicates, rows)
-            level = v[:, j, None]
-            op = o[:, j, None]
-            with np.errstate(invalid="ignore"):
-                match &= np.where(
-                    op == MISSING, np.isnan(column),
-                    np.where(op == EQ, column == level,
-                             np.where(op == GE, column >= level, column <= level)),
-                )  # fmt: skip
+            for op, test in TESTS.items():
+                which = np.flatnonzero(o[:, j] == op)
+                if len(which):
+                    with np.errstate(invalid="ignore"):
+                        match[which] &= test(by_column[c[which, j]], v[which, j, None])
         found[start : start + block] = match.sum(1)
     return found
 

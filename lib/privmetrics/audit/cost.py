@@ -5,7 +5,9 @@ a nearest neighbour, the best-matching key tuples, a classifier's verdict) are t
 :class:`~privmetrics.metrics.sampled.SampledPair` of target rows searched against the *whole*
 release, at the two sizes of :data:`PROBES`: the same work per row as the full audit, so the
 difference gives the cost of one more real row scored (scaled with the rows searched), and the
-rest is the metrics' fixed cost. The others are timed on samples of
+rest is the metrics' fixed cost. The searches among the real rows alone are timed apart and
+counted once for the tables that share them (the holdout and Real take the release's; a sampled
+Random draw searches its own target rows). The others are timed on samples of
 both tables at the two sizes of :data:`SAMPLES`, which give their growth exponent (seconds ~
 rows^b, b kept within 1 and 2). The estimate is said as a range, and the progress bar's own
 estimate takes over once scoring starts.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -41,28 +44,59 @@ def _timed(pair, specs) -> dict[str, float]:
     return timed
 
 
-def estimate(real: pd.DataFrame, synthetic: pd.DataFrame, schema, specs, seed: int,
-             tables: list[tuple[int, int]]) -> float:  # fmt: skip
-    """Seconds the audit should take: every metric of ``specs`` on every table, each given as
-    (real rows scored, rows each is searched against)."""
+@dataclass
+class Costs:
+    """What the probes measured (seconds), and the audit's cost from it (:meth:`seconds`)."""
+
+    rows: tuple[int, int] = (0, 0)  # (real, synthetic) rows of the audit
+    fixed: float = 0.0  # per table: encoding both tables, and the per-row metrics' fixed cost
+    per_row: float = 0.0  # per real row scored, searched against every synthetic row
+    own_per_row: float = 0.0  # per real row, the searches among real rows alone
+    sample: tuple[int, float, float] = (0, 0.0, 1.0)  # the others: (rows, seconds, growth b)
+
+    def seconds(self, tables: list[tuple[int, int, bool]]) -> float:
+        """Seconds for every table, each given as (real rows scored, rows each is searched
+        against, whether it takes the real side's searches from an earlier table:
+        :meth:`~privmetrics.geometry.pair.Pair.share_real_side`)."""
+        total = 0.0
+        small, timed, growth = self.sample
+        for scored, searched, shares in tables:
+            total += self.fixed + self.per_row * scored * searched / max(self.rows[1], 1)
+            total += 0.0 if shares else self.own_per_row * scored
+            if small:
+                total += timed * (scored * searched / small**2) ** (growth / 2)
+        return total
+
+
+def probe(real: pd.DataFrame, synthetic: pd.DataFrame, schema, specs, seed: int) -> Costs:
+    """Time the metrics of ``specs`` on probes of the pair (module doc)."""
     from privmetrics.metrics.sampled import SampledPair
 
     per_row = [s for s in specs if s.at_scale]
     others = [s for s in specs if not s.at_scale]
-    total = 0.0
+    costs = Costs(rows=(len(real), len(synthetic)))
     if per_row:  # two probes: each metric's fixed cost and its cost per real row scored
-        _timed(SampledPair(real, synthetic, schema, seed=seed, targets=WARM_UP), per_row)
-        timed = []
+        warm = SampledPair(real, synthetic, schema, seed=seed, targets=WARM_UP)
+        _timed(warm, per_row)
+        # the searches among real rows alone, which a table sharing the real side does not repeat
+        own = [key for key in warm._knn if key[0] == key[1] == "real"]
+        timed, searched_own = [], []
         for size in PROBES:
-            probe = SampledPair(real, synthetic, schema, seed=seed, targets=size)
+            sample = SampledPair(real, synthetic, schema, seed=seed, targets=size)
             start = time.perf_counter()
-            probe.space("mixed")  # encoding both tables: a fixed cost of every table
+            sample.space("mixed")  # encoding both tables: a fixed cost of every table
             fixed = time.perf_counter() - start
-            timed.append(sum(_timed(probe, per_row).values()))
+            for *_, space in own:
+                sample.space(space)
+            start = time.perf_counter()
+            for query, index, space in own:
+                sample.neighbours(query, index, 1, space)
+            searched_own.append(time.perf_counter() - start)
+            timed.append(sum(_timed(sample, per_row).values()))
         slope = max(0.0, (timed[1] - timed[0]) / (PROBES[1] - PROBES[0]))
-        intercept = max(0.0, timed[0] - slope * PROBES[0])
-        for scored, searched in tables:
-            total += fixed + intercept + slope * scored * searched / len(synthetic)
+        costs.fixed = fixed + max(0.0, timed[0] - slope * PROBES[0])
+        costs.per_row = slope
+        costs.own_per_row = searched_own[1] / PROBES[1] if own else 0.0  # against every real row
     if others:  # two samples: the growth exponent b of seconds ~ rows^b, kept within [1, 2]
         timed = []
         for size in SAMPLES:
@@ -71,10 +105,15 @@ def estimate(real: pd.DataFrame, synthetic: pd.DataFrame, schema, specs, seed: i
                         synthetic.sample(small, random_state=seed), schema, seed=seed)  # fmt: skip
             timed.append(sum(_timed(pair, others).values()))
         growth = np.log(max(timed[1], 1e-9) / max(timed[0], 1e-9)) / np.log(SAMPLES[1] / SAMPLES[0])
-        growth = float(np.clip(growth, 1.0, 2.0))
-        for scored, searched in tables:
-            total += timed[1] * (scored * searched / small**2) ** (growth / 2)
-    return total
+        costs.sample = (small, timed[1], float(np.clip(growth, 1.0, 2.0)))
+    return costs
+
+
+def estimate(real: pd.DataFrame, synthetic: pd.DataFrame, schema, specs, seed: int,
+             tables: list[tuple[int, int, bool]]) -> float:  # fmt: skip
+    """Seconds the audit should take: every metric of ``specs`` on every table of ``tables``
+    (:meth:`Costs.seconds`)."""
+    return probe(real, synthetic, schema, specs, seed).seconds(tables)
 
 
 def say(seconds: float) -> str:

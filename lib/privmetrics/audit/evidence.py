@@ -32,7 +32,6 @@ import numpy as np
 import pandas as pd
 
 from privmetrics.data.missing import FLAG, MISSING_CATEGORY
-from privmetrics.geometry.encoding import MixedEncoder
 from privmetrics.geometry.neighbours import knn
 from privmetrics.geometry.pair import Pair
 
@@ -50,14 +49,27 @@ def copied_rows(real: pd.DataFrame, release: pd.DataFrame) -> np.ndarray:
     return pd.util.hash_pandas_object(as_text(real), index=False).isin(set(hashes)).to_numpy()
 
 
-def recovered(pair: Pair, rows) -> np.ndarray:
-    """For the ``rows`` of ``pair.real``, whether the release row nearest on the key attributes
-    carries the row's sensitive values (all of them); False when the schema names none."""
+def nearest_for(pair: Pair, query: str, index: str, positions: np.ndarray, space: str = "mixed"):
+    """(distance, index) of the nearest ``index`` row for the ``query`` rows at ``positions``, from
+    ``pair``'s cached search (a sampled pair answers for its target rows; ``positions`` must be
+    among them)."""
+    found = pair.target_positions(query)
+    distances, indices = pair.neighbours(query, index, 1, space)
+    at = np.searchsorted(found, positions).clip(max=len(found) - 1)
+    if not np.array_equal(found[at], positions):
+        raise ValueError(f"the pair's {query} rows searched do not cover the rows asked for")
+    return distances[at, 0], indices[at, 0]
+
+
+def recovered(pair: Pair, positions: np.ndarray) -> np.ndarray:
+    """For the real rows at ``positions`` of ``pair.real``, whether the release row nearest on the
+    key attributes carries the row's sensitive values (all of them); False when the schema names
+    none."""
     schema = pair.schema
     if not schema.key or not schema.sensitive:
-        return np.zeros(len(pair.real.iloc[rows]), dtype=bool)
-    _, nearest = pair.neighbours("real", "synthetic", 1, "keys")
-    truth, guess = pair.real.iloc[rows], pair.synthetic.iloc[nearest[:, 0]]
+        return np.zeros(len(positions), dtype=bool)
+    nearest = nearest_for(pair, "real", "synthetic", positions, "keys")[1]
+    truth, guess = pair.real.iloc[positions], pair.synthetic.iloc[nearest]
     hit = np.ones(len(truth), dtype=bool)
     for col in schema.sensitive:
         t, g = truth[col].to_numpy(), guess[col].to_numpy()
@@ -88,35 +100,41 @@ def _ratio(near: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 
 def row_evidence(
-    pair: Pair, holdout: pd.DataFrame | None = None, real_rows=None
+    pair: Pair,
+    holdout: pd.DataFrame | None = None,
+    real_rows=None,
+    holdout_pair: Pair | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """The exposed real rows of ``pair`` (real, release), by the module doc's rules, and the
     summary lines with their baselines; ``holdout``: real rows the generator never saw (the same
     columns, already prepared as the pair's). ``real_rows``: the rows' numbers in the user's file
-    (default: their positions)."""
+    (default: their positions). ``holdout_pair``: the pair (real, holdout) the audit scored, whose
+    searches are reused (the nearest holdout row of each real row and the nearest real row of each
+    holdout row); without it one is built.
+
+    The searches come from the pairs' caches where the metrics made them (every space here is the
+    pair's, fitted on the real table), so that at 50,000 rows the evidence adds one new search in
+    the mixed space (holdout to release) instead of four."""
     schema = pair.schema
-    rows, positions = pair.target_rows("real"), pair.target_positions("real")
-    real, release = pair.real.iloc[rows].reset_index(drop=True), pair.synthetic
-    encoder = MixedEncoder(schema).fit(pair.real)
-    everyone, r, z = (
-        encoder.transform(pair.real),
-        encoder.transform(real),
-        encoder.transform(release),
-    )
-    to_release, nearest = (a[:, 0] for a in knn(r, z))
+    positions = pair.target_positions("real")
+    real, release = pair.real.iloc[positions].reset_index(drop=True), pair.synthetic
+    to_release, nearest = nearest_for(pair, "real", "synthetic", positions)
     copied = copied_rows(real, release)
     gaps = missing_secret(real, schema.sensitive)
-    guessed = recovered(pair, rows)
+    guessed = recovered(pair, positions)
     lines = []
     n = len(real)
     if holdout is not None:
-        h = encoder.transform(holdout)
-        to_holdout = knn(r, h)[0][:, 0]
-        non_member = _ratio(knn(h, z)[0][:, 0], knn(h, everyone)[0][:, 0])
+        held = holdout_pair or Pair(pair.real, holdout, schema, seed=pair.seed, name="holdout")
+        to_holdout = nearest_for(held, "real", "synthetic", positions)[0]
+        non_members = held.target_positions("synthetic")  # every holdout row, or its targets
+        h = held.space("mixed")[1][non_members]
+        to_real = nearest_for(held, "synthetic", "real", non_members)[0]
+        non_member = _ratio(knn(h, pair.space("mixed")[1])[0][:, 0], to_real)
         cut = float(np.quantile(non_member, NON_MEMBER_LEVEL))
         closeness = _ratio(to_release, to_holdout)
         closer = closeness < cut
-        population = recovered(Pair(pair.real, holdout, schema, seed=pair.seed), rows)
+        population = recovered(held, positions)
         from_release = guessed & ~gaps & ~population
         lines += [
             f"copied: {copied.sum():,} of {n:,} real rows ({copied.mean():.1%}); holdout rows, "
@@ -175,5 +193,5 @@ def holdout_rate(holdout: pd.DataFrame, release: pd.DataFrame, schema, seed: int
     """The share of holdout rows whose sensitive values the attack recovers from the release."""
     aimed = Pair(holdout, release, schema, seed=seed, name="holdout")
     gaps = missing_secret(holdout, schema.sensitive)
-    hit = recovered(aimed, slice(None))
+    hit = recovered(aimed, aimed.target_positions("real"))
     return float(hit[~gaps].mean()) if (~gaps).any() else 0.0

@@ -68,6 +68,16 @@ class AuditReport:
     estimated: float | None = None  # the scoring's seconds as estimated before it started
     anchor: str = "Random"
 
+    @property
+    def judged(self) -> pd.DataFrame:
+        """The rows the verdict and ``--fail-on`` read: the metrics' table and, with a holdout,
+        the three criteria as attack measures (:func:`~privmetrics.audit.verdict.criteria_rows`)."""
+        from privmetrics.audit.verdict import criteria_rows
+
+        if self.criteria.empty:
+            return self.table
+        return pd.concat([self.table, criteria_rows(self.criteria)], ignore_index=True)
+
     def to_html(self, sources: dict[str, str] | None = None) -> str:
         return render_html(self, sources or {})
 

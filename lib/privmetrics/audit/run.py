@@ -152,7 +152,7 @@ def audit(
         line = (f"scoring {len(runnable)} metrics on {len(pairs)} tables ({', '.join(pairs)}) "
                 f"of {len(real):,} real rows")  # fmt: skip
         if len(real) >= ESTIMATE_ROWS:
-            sizes = [table_size(entry) for entry in pairs.values()]
+            sizes = [table_size(entry, first=k == 0) for k, entry in enumerate(pairs.values())]
             estimated = estimate(real, synthetic, schema, runnable, seed, sizes)
             line += f": {say(estimated)}"
         print(line, flush=True)
@@ -166,24 +166,22 @@ def audit(
     references = {label: pairs[key].scored for label, key in named.items() if key in pairs}
     with limited(available_cores()):
         panel = utility_panel(references)
-        evidence, evidence_lines = row_evidence(release, holdout, real_rows)
+        held = pairs["Holdout"].pair if "Holdout" in pairs else None
+        evidence, evidence_lines = row_evidence(release, holdout, real_rows, held)
         criteria, criteria_lines = criteria_panel(real, synthetic, holdout, schema, seed)
     split = holdout_problem(panel)
-    verdict = decide(table, anchor, looks_useless(panel))
     if split:
         warnings.warn(split, UserWarning, stacklevel=2)
-        verdict.headline += f" Caution: {split}."
-    return AuditReport(
+    result = AuditReport(
         table=table,
         schema=schema,
         schema_inferred=inferred,
-        seconds=time.perf_counter() - start,
+        seconds=0.0,
         shapes=shapes,
         remarks=([] if checks.ok else [str(checks)])
         + ([str(gaps)] if gaps.any else [])
         + ([split] if split else [])
         + ([f"scores from {targets:,} random target rows of each table"] if targets else []),
-        verdict=verdict,
         evidence=evidence,
         evidence_lines=evidence_lines,
         criteria=criteria,
@@ -193,6 +191,12 @@ def audit(
         estimated=estimated,
         anchor=anchor,
     )
+    # with a holdout, the three criteria are attack measures of the verdict too
+    result.verdict = decide(result.judged, anchor, looks_useless(panel))
+    if split:
+        result.verdict.headline += f" Caution: {split}."
+    result.seconds = time.perf_counter() - start
+    return result
 
 
 def pair_of(
@@ -273,10 +277,15 @@ def reference_pairs(
     return pairs
 
 
-def table_size(reference: Reference) -> tuple[int, int]:
-    """(real rows scored, rows each is searched against), for the cost estimate."""
+def table_size(reference: Reference, first: bool) -> tuple[int, int, bool]:
+    """(real rows scored, rows each is searched against, whether it takes the real side's searches
+    from the first table, as :func:`score_all` shares them), for the cost estimate."""
     pair = reference.scored
-    return len(pair.target_positions("real")), len(pair.synthetic)
+    return (
+        len(pair.target_positions("real")),
+        len(pair.synthetic),
+        not first and reference.sampled is None,
+    )
 
 
 def not_run(spec, schema: Schema, targets) -> str:
@@ -322,13 +331,17 @@ def score_all(pairs: dict[str, Reference], runnable, progress: bool):
 SMALL_RELEASE = 0.1
 # a "release" this much nearer to the holdout than to the "real" table looks like the real data
 SWAPPED = 0.5
+# release rows whose nearest distances give the swap check's medians (a median of this many is
+# within a few per cent of the whole table's; all rows would cost two full searches at 50,000)
+SWAP_SAMPLE = 2_000
 
 
 def mistakes(real: pd.DataFrame, synthetic: pd.DataFrame, holdout, schema) -> list[str]:
     """What looks like a mistake in the inputs, in words (each a warning, never a refusal): a
     release under a tenth of the real table's rows; and files that look swapped: the "release"
-    at most half as far from the holdout as from the "real" table (median nearest distances: a
-    real table resembles another sample of its population more than a synthetic one does), or, without a holdout, a "release" larger
+    at most half as far from the holdout as from the "real" table (median nearest distances of
+    :data:`SWAP_SAMPLE` release rows: a real table resembles another sample of its population
+    more than a synthetic one does), or, without a holdout, a "release" larger
     than the "real" table that holds at least half of its rows exactly."""
     said = []
     if len(synthetic) < SMALL_RELEASE * len(real):
@@ -338,7 +351,8 @@ def mistakes(real: pd.DataFrame, synthetic: pd.DataFrame, holdout, schema) -> li
                "second the release")  # fmt: skip
     if holdout is not None:
         encoder = MixedEncoder(schema).fit(real)
-        z = encoder.transform(synthetic)
+        sample = synthetic.sample(min(SWAP_SAMPLE, len(synthetic)), random_state=0)
+        z = encoder.transform(sample)
         to_real = np.median(knn(z, encoder.transform(real))[0][:, 0])
         to_holdout = np.median(knn(z, encoder.transform(holdout))[0][:, 0])
         if to_holdout < SWAPPED * to_real:

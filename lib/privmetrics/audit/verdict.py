@@ -21,6 +21,12 @@ position interval lies in it, so an effect of a few per cent never makes a "near
   that end, the headline adds that this means "nearer to noise than to a copy", not "safe";
 * **cannot tell**: no metric was informative (or baselines were not computed).
 
+With a holdout, singling out, linkability and inference (:mod:`.criteria`) are attack measures of
+the verdict too (:func:`criteria_rows`): a risk of 0 is what the release gives about unseen people
+and 1 what a copy gives, the scale of a position from the holdout to Real, so a risk is read as
+that position with its interval. An attack no better than its naive baseline (``weak``) says
+nothing and is left out as uninformative.
+
 How sure: how many informative metrics agree on the band, out of how many were informative.
 """
 
@@ -122,6 +128,23 @@ def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -
                              "a low risk may only mean it does not resemble the data.")  # fmt: skip
     verdict.categories = category_lines(table, bands[bands.notna()], anchor)
     return verdict
+
+
+CRITERIA = "singling out, linkability and inference"  # their category in the verdict
+
+
+def criteria_rows(criteria: pd.DataFrame) -> pd.DataFrame:
+    """The criteria's risks (:func:`~privmetrics.audit.criteria.criteria_panel`'s table) as rows
+    of the verdict's table: the risk as the position, its interval as the position's; a weak
+    attack without a position (uninformative)."""
+    if criteria.empty:
+        return pd.DataFrame(columns=["metric", "category", "score", "position"])
+    weak = criteria["weak attack"].astype(bool).to_numpy()
+    where = lambda column: criteria[column].where(~weak)  # noqa: E731
+    return pd.DataFrame({
+        "metric": criteria["measure"], "category": CRITERIA, "score": criteria["risk"],
+        "position": where("risk"), "position low": where("low"), "position high": where("high"),
+    })  # fmt: skip
 
 
 def resemblance(metric: str) -> bool:

@@ -172,7 +172,7 @@ def run(args) -> int:
         result.evidence.to_csv(outputs["evidence"], index=False)
         print(f"{len(result.evidence):,} exposed rows written to {outputs['evidence']}")
     if args.fail_on:
-        met = fails(result.table, args.fail_on, result.anchor)
+        met = fails(result.judged, args.fail_on, result.anchor)
         if met:
             print(f"--fail-on {args.fail_on}: met by {', '.join(met)}")
             return 1
