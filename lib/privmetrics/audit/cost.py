@@ -24,7 +24,7 @@ import pandas as pd
 
 from privmetrics.geometry.pair import Pair
 
-PROBES = (250, 1000)  # target rows of the two probes for the per-row metrics
+PROBES = (250, 2000)  # target rows of the two probes for the per-row metrics
 # target rows of a first probe whose time is thrown away: it pays what a fresh process pays once
 # (imports, first calls), which otherwise lands in the first probe, can make it slower than the
 # second and leave a per-row cost of 0 (the default audit at 50,000 rows was then estimated at
@@ -92,10 +92,15 @@ def probe(real: pd.DataFrame, synthetic: pd.DataFrame, schema, specs, seed: int)
             for query, index, space in own:
                 sample.neighbours(query, index, 1, space)
             searched_own.append(time.perf_counter() - start)
-            timed.append(sum(_timed(sample, per_row).values()))
-        slope = max(0.0, (timed[1] - timed[0]) / (PROBES[1] - PROBES[0]))
-        costs.fixed = fixed + max(0.0, timed[0] - slope * PROBES[0])
-        costs.per_row = slope
+            timed.append(_timed(sample, per_row))
+        # per metric, so that one metric's noise (DCR's fixed search of the farthest pair varies
+        # by a tenth of a second either way) cannot make another's cost negative
+        for name in timed[0]:
+            small, large = timed[0][name], timed[1][name]
+            slope = max(0.0, (large - small) / (PROBES[1] - PROBES[0]))
+            costs.per_row += slope
+            costs.fixed += max(0.0, small - slope * PROBES[0])
+        costs.fixed += fixed
         costs.own_per_row = searched_own[1] / PROBES[1] if own else 0.0  # against every real row
     if others:  # two samples: the growth exponent b of seconds ~ rows^b, kept within [1, 2]
         timed = []

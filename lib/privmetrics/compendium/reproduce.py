@@ -365,9 +365,10 @@ def verify_record(what: str = "cells") -> Path:
 
 def write_generated_pages(generated: Path | None = None) -> None:
     """The pages written from the library rather than run as notebooks: the reviewer's map, one
-    page per metric, and the commands with their costs (both editions and the offline test)."""
+    page per metric and per anonymisation criterion, and the commands with their costs (both editions and the offline test)."""
     write_sources_page(generated)
     write_metric_pages(generated)
+    write_criteria_pages(generated)
     write_commands_page(generated)
 
 
@@ -399,6 +400,13 @@ def write_metric_pages(generated: Path | None = None) -> None:
     from privmetrics.compendium.metric_pages import write_pages
 
     write_pages((generated or checkout_root() / "book" / "generated") / "metric")
+
+
+def write_criteria_pages(generated: Path | None = None) -> None:
+    """One page per anonymisation criterion (:mod:`privmetrics.compendium.criteria_pages`)."""
+    from privmetrics.compendium.criteria_pages import write_pages
+
+    write_pages((generated or checkout_root() / "book" / "generated") / "criteria")
 
 
 def write_sources_page(generated: Path | None = None) -> None:
