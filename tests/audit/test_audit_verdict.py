@@ -440,6 +440,10 @@ def test_the_three_criteria_with_the_holdout_flag_a_copy_and_not_a_shuffle(texas
     assert report.criteria_lines and "Singling out, linkability and inference" in report.to_html()
     # they are attack measures of the verdict, and the shuffle stays low
     assert len(report.judged) == len(report.table) + len(report.criteria)
+    # with a holdout the position runs from it: one Random draw by default, three without
+    assert [k for k in report.costs if k.startswith("Random")] == ["Random 1"]
+    alone = quiet(audit, real, shuffled, schema, metrics=["DCR"], report=True)
+    assert [k for k in alone.costs if k.startswith("Random")] == [f"Random {k}" for k in (1, 2, 3)]
     assert report.verdict.level == "low risk"
     assert any(line.startswith("singling out, linkability and inference: strongest")
                for line in report.verdict.categories)  # fmt: skip

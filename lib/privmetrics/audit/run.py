@@ -56,7 +56,7 @@ def audit(
     progress: bool = False,
     report: bool = False,
     baselines: bool = True,
-    random_runs: int = RANDOM_RUNS,
+    random_runs: int | None = None,
     targets: int | None = None,
     holdout: pd.DataFrame | None = None,
     missing: str = "indicator",
@@ -78,6 +78,11 @@ def audit(
     ``targets``: for tables too large for every pair, score from that many random target rows
     of each table (:mod:`privmetrics.metrics.sampled`; the references too); a metric that is not
     an average over rows is then not run, and says so.
+
+    ``random_runs``: Random draws; by default :data:`~privmetrics.audit.positions.RANDOM_RUNS`
+    without a holdout (their spread is the position's interval) and :data:`HOLDOUT_RANDOM_RUNS`
+    with one (the position then runs from the holdout, a fixed table without an interval, and
+    Random is only shown beside it).
 
     ``holdout``: real rows of the same population that the generator never saw. Each metric is
     also scored with the holdout in the release's place (column ``Holdout``), the position runs
@@ -102,6 +107,8 @@ def audit(
         specs = select(metrics)
     except KeyError as exc:
         raise InvalidInputError(str(exc.args[0])) from None
+    if random_runs is None:  # with a holdout the position runs from it: one draw shows noise
+        random_runs = RANDOM_RUNS if holdout is None else HOLDOUT_RANDOM_RUNS
     check_count("random_runs", random_runs)
     if targets is not None:
         check_count("targets", targets)
@@ -219,6 +226,9 @@ def pair_of(
 # searches for three of them would cost most of the audit. Each draw samples other rows, so the
 # spread of the draws, which makes the position's interval, includes that sampling error.
 SAMPLED_RANDOM_ROWS = 20_000
+# Random draws of an audit with a holdout, unless random_runs says otherwise: one shows where
+# noise lies; more would only narrow an interval that the holdout's position does not use
+HOLDOUT_RANDOM_RUNS = 1
 RANDOM_TARGETS = 10_000
 # From this many real rows on, the command estimates the audit's time before it starts (the
 # probes cost a few seconds; a smaller audit is over before an estimate would help).

@@ -51,8 +51,9 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--random-runs",
         type=int,
-        default=3,
-        help="Random draws whose spread gives each position its interval (default 3)",
+        default=None,
+        help="Random draws whose spread gives each position its interval (default 3; with "
+        "--holdout 1, as the position then runs from the holdout)",
     )
     parser.add_argument(
         "--targets",

@@ -85,3 +85,37 @@ def side_by_side(ours: dict, theirs: dict) -> pd.DataFrame:
                      "intervals meet": low <= other["high"] + 1e-9 and other["low"] <= high + 1e-9,
                      "main rate (ours)": risk.main.value, "main rate (anonymeter)": other["main rate"]})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def criteria_comparison(seed: int = 0) -> pd.DataFrame:
+    """Both implementations on the criteria pages' worked run
+    (:func:`~privmetrics.compendium.criteria_pages.worked_tables`: Texas training rows, a control
+    set of as many, and three releases whose answer is known), every training row attacked: one
+    row per (release, attack) from :func:`side_by_side`. Needs anonymeter's environment."""
+    import warnings
+
+    from privmetrics.attacks.anonymisation import inference, linkability
+    from privmetrics.attacks.singling_out import singling_out
+    from privmetrics.compendium.criteria_pages import worked_tables
+
+    real, control, releases, schema = worked_tables(seed)
+    key = list(schema.key)
+    halves = (key[: len(key) // 2], key[len(key) // 2 :])
+    secret = schema.sensitive[0]
+    known = [c for c in real.columns if c != secret]  # as anonymeter_side's inference knows
+    frames = []
+    for name, release in releases.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours = {
+                "linkability": linkability(real, release, schema, halves, control,
+                                           n_attacks=len(real), seed=seed),
+                "inference": inference(real, release, schema, secret, aux=known, control=control,
+                                       n_attacks=len(real), seed=seed),
+                "singling out": singling_out(real, release, schema, control=control,
+                                             n_attacks=len(real), seed=seed),
+            }  # fmt: skip
+        theirs = run_anonymeter(real, release, control, schema, halves, secret,
+                                n_attacks=len(real), singling_out=("multivariate", 3))  # fmt: skip
+        frames.append(side_by_side(ours, theirs).assign(release=name))
+    return pd.concat(frames, ignore_index=True)
