@@ -49,6 +49,25 @@ def test_the_verdict_levels_by_hand():
     assert "M0 (below -100%)" in decide(verdict_table([-10.24])).headline
 
 
+def test_against_a_holdout_positions_read_in_a_stewards_words():
+    """Issue 43, item 4: "as close as a copy", "no closer than unseen people", "further than
+    unseen people", with the number after; a position of -0.3% reads 0%, never -0%."""
+    from privmetrics.audit.positions import relative_reading
+
+    said = {where: relative_reading(where, 0.0, 1.0, anchor="holdout")
+            for where in (-0.5, -0.003, 0.5, 0.9)}  # fmt: skip
+    assert said[-0.5].startswith("further than unseen people (-50% of the way from holdout")
+    assert said[-0.003].startswith("no closer than unseen people (0% of the way")
+    assert said[0.5].startswith("closer than unseen people (50%")
+    assert said[0.9].startswith("as close as a copy (90%")
+    assert relative_reading(0.9, 0.0, 1.0).startswith("near Real (90% of the way from Random")
+    high = decide(verdict_table([0.9, 0.1]), anchor="holdout")
+    assert "place the release as close to its members as a copy" in high.headline
+    low = decide(verdict_table([0.1, -0.2]), anchor="holdout")
+    assert "no closer to its members than to unseen people (the holdout)" in low.headline
+    assert "(no closer than unseen people)" in low.categories[0]
+
+
 def test_a_measure_of_resemblance_alone_is_a_fidelity_remark_never_a_risk():
     """Issue 43: DetectionMLP near Real on a shuffled release read "High risk" on one metric."""
     table = verdict_table([1.0, 0.95, 0.1, 0.05])

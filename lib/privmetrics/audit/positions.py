@@ -21,6 +21,15 @@ BANDS = ((0.2, "low risk"), (0.5, "moderate risk"), (0.8, "high risk"), (1.01, "
 # With a holdout (real rows the generator never saw) the lower end is the holdout instead: what a
 # generator of new people from the same population would score.
 POSITION_BANDS = ((1 / 3, "near {low}"), (2 / 3, "between {low} and Real"), (np.inf, "near Real"))
+# The same thirds against a holdout, in a steward's words (issue 43): the release as seen by its
+# members beside unseen people. Below -1/3 the release lies further from its members than from
+# people it never saw (a position the holdout's own spread rarely reaches by chance).
+HOLDOUT_BANDS = (
+    (-1 / 3, "further than unseen people"),
+    (1 / 3, "no closer than unseen people"),
+    (2 / 3, "closer than unseen people"),
+    (np.inf, "as close as a copy"),
+)
 
 
 RANDOM_RUNS = 3  # Random draws per audit: their spread is the position's uncertainty
@@ -63,7 +72,8 @@ def position_interval(score: float, randoms, real: float) -> tuple[float, float,
 
 
 def _band(where: float, anchor: str) -> str:
-    return next(words for upper, words in POSITION_BANDS if where < upper).format(low=anchor)
+    bands = HOLDOUT_BANDS if anchor == "holdout" else POSITION_BANDS
+    return next(words for upper, words in bands if where < upper).format(low=anchor)
 
 
 def relative_reading(
@@ -79,5 +89,9 @@ def relative_reading(
     low, high = (where, where) if low is None or np.isnan(low) else (low, high)
     bands = list(dict.fromkeys(_band(x, anchor) for x in (low, where, high)))
     words = bands[0] if len(bands) == 1 else f"on the border: {' / '.join(bands)}"
-    spread = f", {low:.0%}-{high:.0%}" if high - low >= 0.005 else ""
-    return f"{words} ({where:.0%} of the way from {anchor} to Real{spread})"
+    spread = f", {_percent(low)}-{_percent(high)}" if high - low >= 0.005 else ""
+    return f"{words} ({_percent(where)} of the way from {anchor} to Real{spread})"
+
+
+def _percent(where: float) -> str:
+    return f"{round(where * 100)}%"  # an int: -0.3% reads 0%, not -0%

@@ -118,7 +118,8 @@ def versions() -> dict[str, str]:
     }
 
 
-COLOURS = {"reconstruction": "tab:purple", "re-identification": "tab:blue", "tracing": "tab:green"}
+COLOURS = {"reconstruction": "tab:purple", "re-identification": "tab:blue", "tracing": "tab:green",
+           "singling out, linkability and inference": "tab:orange"}  # fmt: skip
 
 
 def position_chart(table: pd.DataFrame, anchor: str) -> str:
@@ -155,10 +156,13 @@ def position_chart(table: pd.DataFrame, anchor: str) -> str:
     ax.set_xlim(left - 0.5, right + 0.1)
     ax.invert_yaxis()
     ax.set_xlabel(f"position: 0 = scores like the {anchor}, 1 = scores like Real (a copy)")
-    for x, words in ((1 / 6, f"near {anchor}"), (0.5, "between"), (5 / 6, "near Real")):
+    thirds = (("like unseen people", "closer", "like a copy") if anchor == "holdout"
+              else (f"near {anchor}", "between", "near Real"))  # fmt: skip
+    for x, words in zip((1 / 6, 0.5, 5 / 6), thirds, strict=True):
         ax.text(x, -0.75, words, ha="center", va="bottom", fontsize=8, color="dimgrey")
-    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in COLOURS.values()]
-    fig.legend(handles, list(COLOURS), loc="lower center", ncol=3, fontsize=8, frameon=False)
+    present = [c for c in COLOURS if c in set(shown.category)] or list(COLOURS)[:3]
+    handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[c]) for c in present]
+    fig.legend(handles, present, loc="lower center", ncol=len(present), fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100)
@@ -166,29 +170,37 @@ def position_chart(table: pd.DataFrame, anchor: str) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
+NUMBERS = ("score", "Holdout", "Random", "Random SEM", "Real", "position", "position low",
+           "position high")  # fmt: skip
+
+
+def _number(col: str, value) -> str:
+    if isinstance(value, float) and np.isnan(value):
+        # a position of a metric whose references score alike; a score never computed
+        return "uninformative" if col.startswith("position") else "not run"
+    return f"{value:.3f}" if isinstance(value, float) else html.escape(str(value))
+
+
 def _table_html(table: pd.DataFrame) -> str:
-    """The scores with each metric's formula (its docstring) behind a toggle under the reading."""
+    """One row per metric: its name, category and reading in words, with the numbers behind it
+    (the score, the references' scores, the position and its interval) and its formula (the
+    docstring) behind two toggles, so the table fits a page."""
     from privmetrics.metrics import get_metric
 
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+    numbers = [c for c in NUMBERS if c in table]
     rows = []
     for _, row in table.iterrows():
-        cells = []
-        for col, value in row.items():
-            if col == "reading":
-                doc = plain_formula(get_metric(row.metric).doc)
-                cells.append(f"<td>{html.escape(str(value))}<details><summary>formula</summary>"
-                             f"<pre>{html.escape(doc)}</pre></details></td>")  # fmt: skip
-            elif isinstance(value, float) and np.isnan(value):
-                # a position of a metric whose references score alike; a score never computed
-                said = "uninformative" if str(col).startswith("position") else "not run"
-                cells.append(f"<td>{said}</td>")
-            elif isinstance(value, float):
-                cells.append(f"<td>{value:.3f}</td>")
-            else:
-                cells.append(f"<td>{html.escape(str(value))}</td>")
-        rows.append(f"<tr>{''.join(cells)}</tr>")
-    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+        shown = "".join(f"<tr><th>{html.escape(c)}</th><td>{_number(c, row[c])}</td></tr>"
+                        for c in numbers)  # fmt: skip
+        doc = plain_formula(get_metric(row.metric).doc)
+        rows.append(
+            f"<tr><td>{html.escape(row.metric)}</td><td>{html.escape(str(row.category))}</td>"
+            f"<td>{html.escape(str(row.reading))}"
+            f"<details><summary>numbers</summary><table>{shown}</table></details>"
+            f"<details><summary>formula</summary><pre>{html.escape(doc)}</pre></details></td></tr>"
+        )
+    head = "<tr><th>metric</th><th>category</th><th>reading</th></tr>"
+    return f"<table>{head}{''.join(rows)}</table>"
 
 
 def render_html(report: AuditReport, sources: dict[str, str]) -> str:
@@ -218,11 +230,14 @@ def render_html(report: AuditReport, sources: dict[str, str]) -> str:
     remarks = "".join(f"<p><em>{html.escape(r)}</em></p>" for r in report.remarks)
     evidence = "".join(f"<li>{html.escape(line)}</li>" for line in report.evidence_lines)
     top = report.evidence.head(EVIDENCE_SHOWN)
-    top_html = top.to_html(index=False, float_format=lambda v: f"{v:.4f}") if len(top) else ""
+    top_html = (  # scrolls on its own: it carries every column of the row and of its release row
+        f'<div style="overflow-x:auto">{top.to_html(index=False, float_format=lambda v: f"{v:.4f}")}</div>'
+        if len(top) else ""
+    )  # fmt: skip
     utility = (
         report.utility.to_html(float_format=lambda v: f"{v:.3f}") if len(report.utility) else ""
     )
-    chart = position_chart(report.table, report.anchor)
+    chart = position_chart(report.judged, report.anchor)  # the criteria too, as the verdict
     criteria = "".join(f"<li>{html.escape(line)}</li>" for line in report.criteria_lines)
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>privmetrics audit</title>

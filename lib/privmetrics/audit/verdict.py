@@ -42,6 +42,12 @@ LEVELS = ("high risk", "some risk", "low risk", "cannot tell")
 HIGH_WITHOUT_HOLDOUT = 2
 NEAR_REAL, BETWEEN = 2 / 3, 1 / 3  # the bands' lower edges, as POSITION_BANDS
 TOLERANCE = 1e-9  # a position of exactly 2/3 computes as 0.6666666666666666
+# where the headline places the release against a holdout, in a steward's words
+HOLDOUT_WORDS = {
+    "high risk": "as close to its members as a copy",
+    "some risk": "closer to its members than to unseen people (the holdout)",
+    "low risk": "no closer to its members than to unseen people (the holdout)",
+}
 
 
 @dataclass
@@ -95,13 +101,17 @@ def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -
                           f"release's references ({anchor} and Real) on this data, and they say "
                           "nothing of anyone's exposure.")  # fmt: skip
     else:
+        words = HOLDOUT_WORDS if anchor == "holdout" else {
+            "high risk": "near Real (a copy)", "some risk": f"between {anchor} and Real",
+            "low risk": f"near {anchor}"}  # fmt: skip
         if len(near) >= need:
-            level, hits, where = "high risk", near, "near Real (a copy)"
+            level, hits = "high risk", near
         elif len(near) or (bands[attack] == "between").any():
-            level, where = "some risk", f"between {anchor} and Real"
+            level = "some risk"
             hits = table[attack & bands.isin(["near Real", "between"])]
         else:
-            level, hits, where = "low risk", table[attack], f"near {anchor}"
+            level, hits = "low risk", table[attack]
+        where = words[level]
         strongest = hits.sort_values("position", ascending=False)
         names = ", ".join(
             f"{m} ({percent(p)})" for m, p in zip(strongest.metric, strongest.position, strict=True)
@@ -165,7 +175,7 @@ def percent(where: float) -> str:
         return "below -100%"
     if where > 2:
         return "above 200%"
-    return f"{where:.0%}"
+    return f"{round(where * 100)}%"  # an int: -0.3% reads 0%, not -0%
 
 
 def category_lines(table: pd.DataFrame, bands: pd.Series, anchor: str) -> list[str]:
@@ -177,12 +187,19 @@ def category_lines(table: pd.DataFrame, bands: pd.Series, anchor: str) -> list[s
             lines.append(f"{category}: no informative metric")
             continue
         top = shown.loc[shown["position"].idxmax()]
-        band = bands[top.name].replace("near low", f"near {anchor}")
+        band = _band_words(bands[top.name], anchor)
         lines.append(
             f"{category}: strongest {top.metric}, {percent(top.position)} of the way from {anchor} "
             f"to Real ({band}); {len(shown)} informative metric(s)"
         )
     return lines
+
+
+def _band_words(band: str, anchor: str) -> str:
+    if anchor == "holdout":
+        return {"near Real": "as close as a copy", "between": "closer than unseen people",
+                "near low": "no closer than unseen people"}[band]  # fmt: skip
+    return band.replace("near low", f"near {anchor}")
 
 
 def fails(table: pd.DataFrame, rule: str, anchor: str = "Random") -> list[str]:
