@@ -20,7 +20,9 @@ def test_each_criterion_gets_a_page_with_its_formula_parameters_and_a_worked_run
         assert f"- `n_attacks` = `{default!r}`:" in text
         run = C.worked_run(criterion)
         for name, row in run.iterrows():
-            assert f"| {name} | {row['main rate']:.3f} |" in text and f"**{row['risk']:.3f}**" in text
+            assert (
+                f"| {name} | {row['main rate']:.3f} |" in text and f"**{row['risk']:.3f}**" in text
+            )
 
 
 def test_the_worked_run_tells_a_copy_from_new_people():
