@@ -68,6 +68,54 @@ def test_against_a_holdout_positions_read_in_a_stewards_words():
     assert "(no closer than unseen people)" in low.categories[0]
 
 
+def test_against_random_a_high_risk_also_needs_copies_beyond_the_twins():
+    """Against Random, new people of the same population place distance measures near Real too:
+    without a holdout two measures near Real make a high risk only with COPY_EXCESS of the real
+    rows copied beyond the twins' baseline; a holdout decides on its own."""
+    from privmetrics.audit.evidence import excess_copies, twin_share
+    from privmetrics.audit.verdict import COPY_EXCESS
+
+    table = verdict_table([0.9, 0.8, 0.1])
+    assert decide(table).level == "high risk"  # copies not measured: the positions alone
+    fresh = decide(table, copies=0.0)
+    assert fresh.level == "some risk" and "no more exact copies" in fresh.headline
+    assert "audit with a holdout" in fresh.headline and fresh.flagged == ["M0", "M1"]
+    assert decide(table, copies=COPY_EXCESS).level == "high risk"  # the boundary, with tolerance
+    assert decide(table, anchor="holdout", copies=0.0).level == "high risk"
+    # the baseline by hand: rows a, a, b, c (two of four have a twin); a release holding a and d
+    real = pd.DataFrame({"x": ["a", "a", "b", "c"], "n": [1, 1, 2, 3]})
+    release = pd.DataFrame({"x": ["a", "d"], "n": [1, 4]})
+    assert twin_share(real) == 0.5 and excess_copies(real, release) == 0.0
+    assert excess_copies(real, real.iloc[[2, 3]]) == 0.0 and excess_copies(real, real) == 0.5
+
+
+def test_on_a_table_the_project_never_used_the_verdicts_hold():
+    """Issue 43's done-when on scikit-learn's diabetes table (442 rows, numbers and a binary sex),
+    split at random in halves: with the holdout a copy and a 5%-perturbed copy read high risk, a
+    column-shuffled and a GaussianCopula release low risk; without it neither new people of the
+    same population (the other half) nor the shuffled release reads high risk (both did, on MDCR
+    and MemInf near Real against Random), and the copy still does."""
+    from sklearn.datasets import load_diabetes
+
+    from privmetrics.compendium.examples import (
+        gaussian_copula_release,
+        leaky_release,
+        shuffled_release,
+    )
+
+    frame = load_diabetes(as_frame=True).frame
+    frame["sex"] = np.where(frame["sex"] > 0, "F", "M")
+    frame = frame.sample(frac=1, random_state=0).reset_index(drop=True)
+    real, holdout = frame.iloc[:221].reset_index(drop=True), frame.iloc[221:].reset_index(drop=True)
+    level = lambda release, **kw: quiet(audit, real, release, report=True, **kw).verdict.level  # noqa: E731
+    assert level(real.copy(), holdout=holdout) == "high risk"
+    assert level(leaky_release(real, 0.05), holdout=holdout) == "high risk"
+    assert level(shuffled_release(real), holdout=holdout) == "low risk"
+    assert level(gaussian_copula_release(real, len(real)), holdout=holdout) == "low risk"
+    assert level(holdout) != "high risk" and level(shuffled_release(real)) != "high risk"
+    assert level(real.copy()) == "high risk"
+
+
 def test_a_measure_of_resemblance_alone_is_a_fidelity_remark_never_a_risk():
     """Issue 43: DetectionMLP near Real on a shuffled release read "High risk" on one metric."""
     table = verdict_table([1.0, 0.95, 0.1, 0.05])

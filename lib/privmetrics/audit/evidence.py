@@ -5,7 +5,8 @@ Three signals per real row, each one a reason a data protection officer would ac
 
 * **copied**: the release holds a row equal to it in every column. Baseline: the share of
   holdout rows (new people of the same population) the release holds too, which twins in the
-  population produce;
+  population produce; without a holdout, the share of real rows with a twin in the real table
+  itself (:func:`twin_share`);
 * **closer than a non-member**: its nearest release row, relative to its nearest holdout row, is
   nearer than for all but :data:`NON_MEMBER_LEVEL` of the holdout rows (each holdout row's nearest
   release row relative to its nearest real row). An ideal release, one of fresh rows, puts about
@@ -60,6 +61,22 @@ def nearest_for(pair: Pair, query: str, index: str, positions: np.ndarray, space
     if not np.array_equal(found[at], positions):
         raise ValueError(f"the pair's {query} rows searched do not cover the rows asked for")
     return distances[at, 0], indices[at, 0]
+
+
+def twin_share(real: pd.DataFrame) -> float:
+    """The share of real rows equal in every column to another real row: about the share of real
+    rows that a release of new people of the same population holds by chance (people with the
+    same record), the baseline of "copied" without a holdout."""
+    columns = list(real.columns)
+    hashes = pd.util.hash_pandas_object(real[columns].astype(str), index=False)
+    return float(hashes.duplicated(keep=False).mean()) if len(real) > 1 else 0.0
+
+
+def excess_copies(real: pd.DataFrame, release: pd.DataFrame, holdout=None) -> float:
+    """The share of real rows the release holds exactly, beyond its baseline: the share of
+    holdout rows it holds, or without a holdout :func:`twin_share`."""
+    baseline = copied_rows(holdout, release).mean() if holdout is not None else twin_share(real)
+    return float(copied_rows(real, release).mean() - baseline)
 
 
 def recovered(pair: Pair, positions: np.ndarray) -> np.ndarray:
@@ -157,7 +174,9 @@ def row_evidence(
         expected = len(release) / (len(release) + len(pair.real) - 1)
         from_release = guessed & ~gaps
         lines += [
-            f"copied: {copied.sum():,} of {n:,} real rows ({copied.mean():.1%})",
+            f"copied: {copied.sum():,} of {n:,} real rows ({copied.mean():.1%}); real rows with "
+            f"a twin in the real table itself, about what a release of new people would copy: "
+            f"{twin_share(pair.real):.1%}",
             f"nearer to a release row than to another real row: {(closeness < 1).sum():,} of "
             f"{n:,} ({(closeness < 1).mean():.1%}); a release of new people would put about "
             f"{expected:.0%} there, so only the excess says anything; no row is named without a "

@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from privmetrics.audit.cost import estimate, say
 from privmetrics.audit.criteria import criteria_panel
-from privmetrics.audit.evidence import row_evidence
+from privmetrics.audit.evidence import excess_copies, row_evidence
 from privmetrics.audit.files import check_shared_values, conform, resolve_schema
 from privmetrics.audit.positions import (
     RANDOM_RUNS,
@@ -199,7 +199,8 @@ def audit(
         anchor=anchor,
     )
     # with a holdout, the three criteria are attack measures of the verdict too
-    result.verdict = decide(result.judged, anchor, looks_useless(panel))
+    copies = excess_copies(real, synthetic) if holdout is None else None  # against Random only
+    result.verdict = decide(result.judged, anchor, looks_useless(panel), copies)
     if split:
         result.verdict.headline += f" Caution: {split}."
     result.seconds = time.perf_counter() - start

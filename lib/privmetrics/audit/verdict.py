@@ -8,8 +8,11 @@ so that a position can be computed. Positions are read by thirds
 position interval lies in it, so an effect of a few per cent never makes a "near Real".
 
 * **high risk**: attack measures place the release near Real (their interval entirely in the top
-  third), at least :data:`HIGH_WITHOUT_HOLDOUT` of them against Random, or one against a holdout:
-  the release behaves like a copy for those attacks. A measure of resemblance (a detector or a
+  third), one against a holdout, or against Random at least :data:`HIGH_WITHOUT_HOLDOUT` of them
+  with at least :data:`COPY_EXCESS` of the real rows copied exactly beyond the twins' baseline
+  (``copies``): the release behaves like a copy for those attacks. Against Random alone, new
+  people of the same population reach near Real on distance measures too (Random is noise), so
+  the positions alone are "some risk" with the advice to audit with a holdout. A measure of resemblance (a detector or a
   distribution test, ``MetricSpec.resemblance``) says how closely the release resembles the data
   as a whole, not whether anyone is exposed: near Real it adds a fidelity remark, never a risk.
   Against Random, one attack measure alone near Real is "some risk" with the advice to audit
@@ -40,6 +43,10 @@ import pandas as pd
 LEVELS = ("high risk", "some risk", "low risk", "cannot tell")
 # attack measures near Real that make a high risk when the lower end is Random (with a holdout, one)
 HIGH_WITHOUT_HOLDOUT = 2
+# Against Random, a release of new people of the same population places distance measures near
+# Real too (MDCR and MemInf on two numeric tables at 88-92% and 76-91%), so without a holdout a
+# high risk also needs this share of real rows copied exactly beyond the twins' baseline
+COPY_EXCESS = 0.05
 NEAR_REAL, BETWEEN = 2 / 3, 1 / 3  # the bands' lower edges, as POSITION_BANDS
 TOLERANCE = 1e-9  # a position of exactly 2/3 computes as 0.6666666666666666
 # where the headline places the release against a holdout, in a steward's words
@@ -77,9 +84,14 @@ def band_of(row: pd.Series) -> str | None:
     return "near low"
 
 
-def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -> Verdict:
+def decide(
+    table: pd.DataFrame, anchor: str = "Random", useless: bool = False, copies: float | None = None
+) -> Verdict:
     """The verdict from the audit's table (``position`` columns required; without them, cannot
-    tell). ``anchor`` names the lower end; ``useless`` adds the fidelity panel's warning."""
+    tell). ``anchor`` names the lower end; ``useless`` adds the fidelity panel's warning.
+    ``copies``: the share of real rows the release holds exactly beyond its baseline
+    (:func:`~privmetrics.audit.evidence.excess_copies`); against Random a high risk then also
+    needs at least :data:`COPY_EXCESS` of them (None: not measured, the positions decide alone)."""
     if "position" not in table:
         return Verdict(
             "cannot tell",
@@ -104,7 +116,8 @@ def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -
         words = HOLDOUT_WORDS if anchor == "holdout" else {
             "high risk": "near Real (a copy)", "some risk": f"between {anchor} and Real",
             "low risk": f"near {anchor}"}  # fmt: skip
-        if len(near) >= need:
+        unproven = anchor != "holdout" and copies is not None and copies < COPY_EXCESS - TOLERANCE
+        if len(near) >= need and not unproven:
             level, hits = "high risk", near
         elif len(near) or (bands[attack] == "between").any():
             level = "some risk"
@@ -118,7 +131,13 @@ def decide(table: pd.DataFrame, anchor: str = "Random", useless: bool = False) -
         )
         sure = f"{len(hits)} of {int(attack.sum())} informative attack measures"
         headline = f"{level.capitalize()}: {sure} place the release {where}: {names}."
-        if level == "some risk" and len(near) and anchor != "holdout":
+        if level == "some risk" and len(near) >= need and anchor != "holdout":
+            headline += (f" Against Random, new people of the same population also score near "
+                         f"Real on such measures, and the release holds no more exact copies of "
+                         f"real rows than twins explain (excess {copies:.1%}): audit with a "
+                         "holdout (real rows the generator never saw, --holdout; --holdout-split "
+                         "makes one before training) to decide.")  # fmt: skip
+        elif level == "some risk" and len(near) and anchor != "holdout":
             headline += (f" One attack measure alone places it near Real against Random (high "
                          f"risk needs {need}): audit with a holdout (real rows the generator "
                          "never saw, --holdout; --holdout-split makes one before training) to decide.")  # fmt: skip
