@@ -87,18 +87,19 @@ def side_by_side(ours: dict, theirs: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def criteria_comparison(seed: int = 0) -> pd.DataFrame:
+def criteria_comparison(seed: int = 0, rows: int | None = None) -> pd.DataFrame:
     """Both implementations on the criteria pages' worked run
     (:func:`~privmetrics.compendium.criteria_pages.worked_tables`: Texas training rows, a control
     set of as many, and three releases whose answer is known), every training row attacked: one
-    row per (release, attack) from :func:`side_by_side`. Needs anonymeter's environment."""
+    row per (release, attack) from :func:`side_by_side`; ``rows``: training rows (default the
+    pages' :data:`~privmetrics.compendium.criteria_pages.ROWS`). Needs anonymeter's environment."""
     import warnings
 
     from privmetrics.attacks.anonymisation import inference, linkability
     from privmetrics.attacks.singling_out import singling_out
-    from privmetrics.compendium.criteria_pages import worked_tables
+    from privmetrics.compendium.criteria_pages import ROWS, worked_tables
 
-    real, control, releases, schema = worked_tables(seed)
+    real, control, releases, schema = worked_tables(seed, rows or ROWS)
     key = list(schema.key)
     halves = (key[: len(key) // 2], key[len(key) // 2 :])
     secret = schema.sensitive[0]

@@ -123,13 +123,14 @@ RISK = (
 
 
 @cache
-def worked_tables(seed: int = 0):
-    """(training rows, control rows, {release name: table}, schema) of the worked run."""
+def worked_tables(seed: int = 0, rows: int = ROWS):
+    """(training rows, control rows, {release name: table}, schema) of the worked run, ``rows``
+    rows each."""
     from privmetrics.data.datasets import load_dataset
 
-    frame, schema = load_dataset("texas", n=3 * ROWS, seed=seed)
+    frame, schema = load_dataset("texas", n=3 * rows, seed=seed)
     frame = frame.sample(frac=1, random_state=seed).reset_index(drop=True)
-    real, control, new = (frame.iloc[k * ROWS : (k + 1) * ROWS].reset_index(drop=True)
+    real, control, new = (frame.iloc[k * rows : (k + 1) * rows].reset_index(drop=True)
                           for k in range(3))  # fmt: skip
     rng = np.random.default_rng(seed)
     noisy = real.copy()
