@@ -71,7 +71,8 @@ def position_interval(score: float, randoms, real: float) -> tuple[float, float,
     return position(score, mean, real), ends[0], ends[1]
 
 
-def _band(where: float, anchor: str) -> str:
+def band_words(where: float, anchor: str) -> str:
+    """The band of a position in words, against ``anchor`` (the holdout has its own words)."""
     bands = HOLDOUT_BANDS if anchor == "holdout" else POSITION_BANDS
     return next(words for upper, words in bands if where < upper).format(low=anchor)
 
@@ -87,11 +88,12 @@ def relative_reading(
     if np.isnan(where):
         return f"uninformative here ({anchor} and Real score alike on this data)"
     low, high = (where, where) if low is None or np.isnan(low) else (low, high)
-    bands = list(dict.fromkeys(_band(x, anchor) for x in (low, where, high)))
+    bands = list(dict.fromkeys(band_words(x, anchor) for x in (low, where, high)))
     words = bands[0] if len(bands) == 1 else f"on the border: {' / '.join(bands)}"
-    spread = f", {_percent(low)}-{_percent(high)}" if high - low >= 0.005 else ""
-    return f"{words} ({_percent(where)} of the way from {anchor} to Real{spread})"
+    spread = f", {whole_percent(low)}-{whole_percent(high)}" if high - low >= 0.005 else ""
+    return f"{words} ({whole_percent(where)} of the way from {anchor} to Real{spread})"
 
 
-def _percent(where: float) -> str:
+def whole_percent(where: float) -> str:
+    """A position in whole per cent."""
     return f"{round(where * 100)}%"  # an int: -0.3% reads 0%, not -0%

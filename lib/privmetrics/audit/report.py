@@ -20,7 +20,7 @@ from importlib.metadata import version
 import numpy as np
 import pandas as pd
 
-from privmetrics.audit.verdict import percent
+from privmetrics.audit.verdict import CRITERIA, criteria_rows, percent
 from privmetrics.data.schema import Schema
 from privmetrics.prose import markdown
 
@@ -72,8 +72,6 @@ class AuditReport:
     def judged(self) -> pd.DataFrame:
         """The rows the verdict and ``--fail-on`` read: the metrics' table and, with a holdout,
         the three criteria as attack measures (:func:`~privmetrics.audit.verdict.criteria_rows`)."""
-        from privmetrics.audit.verdict import criteria_rows
-
         if self.criteria.empty:
             return self.table
         return pd.concat([self.table, criteria_rows(self.criteria)], ignore_index=True)
@@ -119,7 +117,7 @@ def versions() -> dict[str, str]:
 
 
 COLOURS = {"reconstruction": "tab:purple", "re-identification": "tab:blue", "tracing": "tab:green",
-           "singling out, linkability and inference": "tab:orange"}  # fmt: skip
+           CRITERIA: "tab:orange"}  # fmt: skip
 
 
 def position_chart(table: pd.DataFrame, anchor: str) -> str:

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from privmetrics.audit.positions import band_words, whole_percent
+
 LEVELS = ("high risk", "some risk", "low risk", "cannot tell")
 # attack measures near Real that make a high risk when the lower end is Random (with a holdout, one)
 HIGH_WITHOUT_HOLDOUT = 2
@@ -194,7 +196,7 @@ def percent(where: float) -> str:
         return "below -100%"
     if where > 2:
         return "above 200%"
-    return f"{round(where * 100)}%"  # an int: -0.3% reads 0%, not -0%
+    return whole_percent(where)
 
 
 def category_lines(table: pd.DataFrame, bands: pd.Series, anchor: str) -> list[str]:
@@ -214,10 +216,13 @@ def category_lines(table: pd.DataFrame, bands: pd.Series, anchor: str) -> list[s
     return lines
 
 
+# a position inside each of the verdict's bands, for the band's words against a holdout
+INSIDE = {"near low": 0.0, "between": 0.5, "near Real": 1.0}
+
+
 def _band_words(band: str, anchor: str) -> str:
     if anchor == "holdout":
-        return {"near Real": "as close as a copy", "between": "closer than unseen people",
-                "near low": "no closer than unseen people"}[band]  # fmt: skip
+        return band_words(INSIDE[band], anchor)
     return band.replace("near low", f"near {anchor}")
 
 
