@@ -233,15 +233,7 @@ def page(criterion: Criterion, number: int) -> str:
 
 def write_pages(folder) -> list:
     """Every criterion's page into ``folder`` (numbered, so a glob keeps the order)."""
-    from pathlib import Path
+    from privmetrics.compendium.metric_pages import replace_pages
 
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("*.md"):
-        old.unlink()
-    written = []
-    for i, criterion in enumerate(CRITERIA, start=1):
-        path = folder / f"{i:02d}-{criterion.slug}.md"
-        path.write_text(page(criterion, i))
-        written.append(path)
-    return written
+    return replace_pages(folder, ((f"{i:02d}-{c.slug}", page(c, i))
+                                  for i, c in enumerate(CRITERIA, start=1)))  # fmt: skip

@@ -334,8 +334,9 @@ def catalogue_html(link_prefix: str = "metric/") -> str:
     return MarkdownIt("commonmark").enable("table").render(catalogue_table(link_prefix))
 
 
-def write_pages(folder) -> list:
-    """Every metric's page into ``folder`` (numbered in registry order, so a glob keeps it)."""
+def replace_pages(folder, pages) -> list:
+    """Write ``pages`` ((file stem, Markdown) pairs) into ``folder`` as its only ``.md`` files, so
+    that a ``_toc.yml`` glob over it keeps no page of an earlier build; the paths written."""
     from pathlib import Path
 
     folder = Path(folder)
@@ -343,8 +344,15 @@ def write_pages(folder) -> list:
     for old in folder.glob("*.md"):
         old.unlink()
     written = []
-    for i, name in enumerate(REGISTRY, start=1):  # the position, as page_name numbers it
-        path = folder / f"{page_name(name)}.md"
-        path.write_text(page(name, i))
+    for stem, text in pages:
+        path = folder / f"{stem}.md"
+        path.write_text(text)
         written.append(path)
     return written
+
+
+def write_pages(folder) -> list:
+    """Every metric's page into ``folder`` (numbered in registry order, so a glob keeps it)."""
+    # the position, as page_name numbers it
+    return replace_pages(folder, ((page_name(name), page(name, i))
+                                  for i, name in enumerate(REGISTRY, start=1)))  # fmt: skip
