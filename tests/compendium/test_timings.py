@@ -17,11 +17,13 @@ def busy(cpu: float) -> None:
 
 
 def test_steps_record_wall_and_cpu_time(tmp_path, monkeypatch):
-    import psutil
+    from privmetrics.compendium import timings
 
-    # only this process's CPU: a pool that an earlier test of this worker left alive would add
-    # its own (cpu_seconds counts live descendants, which is right for the grid, not here)
-    monkeypatch.setattr(psutil.Process, "children", lambda self, recursive=False: [])
+    # only this process's CPU: cpu_seconds also counts live descendants and reaped children,
+    # which is right for the grid, not here; a pool that an earlier test of this worker left
+    # alive added its CPU while alive (CI at 17e4d13), and 86.6 CPU-s when its idle workers were
+    # reaped during the 0.2 s sleep (CI at 0c1b689)
+    monkeypatch.setattr(timings, "cpu_seconds", time.process_time)
     report = TimingReport("quick", cores=2, commit="abcdef123")
     with report.step("experiment grid"):
         busy(0.15)
