@@ -191,6 +191,37 @@ def test_baseline_blocks_are_fitted_only_when_needed(secret_table):
     assert "no pair reached" in every.halt_reason
 
 
+def test_releases_of_one_real_table_share_its_baseline_blocks(secret_table, monkeypatch):
+    """The baseline sees only real rows: a second release of the same real table (here with a
+    secret and a region the real table lacks, which must not shift the real rows' codes) reuses its
+    blocks instead of fitting forests again, and gives the ALC a fresh computation gives."""
+    from privmetrics.attacks import inference
+
+    frame, schema = secret_table
+    half = frame.copy()
+    moved = np.random.default_rng(2).random(len(half)) < 0.5
+    half.loc[moved, "secret"] = np.random.default_rng(3).permutation(half.loc[moved, "secret"])
+    other = half.sample(frac=1, random_state=5).reset_index(drop=True)
+    other.loc[:9, ["secret", "region"]] = ["never seen", "z"]
+    fitted = []
+    forest = inference.forest_predictor
+    monkeypatch.setattr(
+        inference, "forest_predictor", lambda *a, **k: fitted.append(1) or forest(*a, **k)
+    )
+    monkeypatch.setattr(inference, "_BLOCKS", type(inference._BLOCKS)())
+    first = measure_alc(frame, half, schema, "secret", seed=0, max_width=0.0)
+    forests = len(fitted)
+    second = measure_alc(frame, other, schema, "secret", seed=0, max_width=0.0)
+    assert forests >= 4 and len(fitted) == forests  # no forest fitted for the second release
+    assert second.baseline_fits == first.baseline_fits == forests
+    inference._BLOCKS.clear()
+    fresh = measure_alc(frame, other, schema, "secret", seed=0, max_width=0.0)
+    assert fresh.alc == second.alc and len(fitted) == 2 * forests
+    # another seed draws other targets: nothing is shared
+    measure_alc(frame, other, schema, "secret", seed=1, max_width=0.0)
+    assert len(fitted) > 2 * forests
+
+
 @pytest.fixture(scope="module")
 def dominant_table(make_secret_table):
     """One secret value ("p") holds 85% of the rows and nothing predicts the secret."""
