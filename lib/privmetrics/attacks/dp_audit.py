@@ -82,21 +82,53 @@ def outlier_target(frame: pd.DataFrame, schema: Schema) -> tuple[int, str]:
     return int(row), schema.numerical[col]
 
 
+@dataclass(frozen=True)
+class TargetStatistics:
+    """The statistics of a release (see the module doc), each larger when the target is in; what
+    they need from the target and the population is computed once per audit, not per release."""
+
+    column: str
+    high: bool  # the target sits at the top of ``column`` (else at the bottom)
+    numerical: list[str]
+    categorical: list[str]
+    numbers: np.ndarray  # the target's numerical values
+    scale: np.ndarray  # the population's standard deviation of each (0 read as 1)
+    categories: np.ndarray  # the target's categorical values, as text
+    rare: list[str]  # the categorical columns whose target value is in < 1% of the population
+
+    @classmethod
+    def of(
+        cls, target: pd.Series, population: pd.DataFrame, schema: Schema, column: str
+    ) -> TargetStatistics:
+        numerical, categorical = list(schema.numerical), list(schema.categorical)
+        scale = population[numerical].std().replace(0, 1).to_numpy() if numerical else np.ones(0)
+        frequency = {c: (population[c].astype(str) == str(target[c])).mean() for c in categorical}
+        return cls(
+            column=column,
+            high=bool(target[column] >= population[column].median()),
+            numerical=numerical,
+            categorical=categorical,
+            numbers=target[numerical].to_numpy(float),
+            scale=scale,
+            categories=target[categorical].astype(str).to_numpy(),
+            rare=[c for c, f in frequency.items() if f < 0.01],
+        )
+
+    def __call__(self, release: pd.DataFrame) -> dict[str, float]:
+        extreme = release[self.column].max() if self.high else -release[self.column].min()
+        gaps = np.abs(release[self.numerical].to_numpy(float) - self.numbers) / self.scale
+        mismatches = release[self.categorical].astype(str).to_numpy() != self.categories
+        distance = gaps.sum(1) + mismatches.sum(1)
+        at = [self.categorical.index(c) for c in self.rare]
+        rare_count = float((~mismatches[:, at]).sum())
+        return {"extreme": float(extreme), "closeness": -float(distance.min()), "rare": rare_count}
+
+
 def release_statistics(
     release: pd.DataFrame, target: pd.Series, population: pd.DataFrame, schema: Schema, column: str
 ) -> dict[str, float]:
-    """The statistics of one release (see the module doc); each is larger when the target is in."""
-    high = target[column] >= population[column].median()
-    extreme = release[column].max() if high else -release[column].min()
-    numerical, categorical = schema.numerical, schema.categorical
-    scale = population[numerical].std().replace(0, 1).to_numpy() if numerical else np.ones(0)
-    gaps = np.abs(release[numerical].to_numpy(float) - target[numerical].to_numpy(float)) / scale
-    mismatches = (release[categorical].astype(str) != target[categorical].astype(str)).to_numpy()
-    distance = gaps.sum(1) + mismatches.sum(1)
-    frequency = {c: (population[c].astype(str) == str(target[c])).mean() for c in categorical}
-    rare = [c for c, f in frequency.items() if f < 0.01]
-    rare_count = float(sum((release[c].astype(str) == str(target[c])).sum() for c in rare))
-    return {"extreme": float(extreme), "closeness": -float(distance.min()), "rare": rare_count}
+    """The statistics of one release (:class:`TargetStatistics`, for a single release)."""
+    return TargetStatistics.of(target, population, schema, column)(release)
 
 
 def clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[float, float]:
@@ -217,7 +249,7 @@ def audit_epsilon(
     base = population.iloc[rng.choice(len(population), train_rows, replace=False)]
     worlds = {0: base.reset_index(drop=True), 1: base.reset_index(drop=True).copy()}
     worlds[1].iloc[-1] = frame.iloc[target].to_numpy()
-    target_row = frame.iloc[target]
+    statistics = TargetStatistics.of(frame.iloc[target], population, schema, column)
     rows = []
     jobs = [(w, r) for r in range(releases) for w in (0, 1)]
     for world, r in tqdm(jobs, desc=f"audit {technique}", disable=not progress):
@@ -225,7 +257,7 @@ def audit_epsilon(
         with limited(threads), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # few-iterations and data-domain warnings are expected
             release = model.fit_sample(worlds[world], schema, train_rows)
-        stat = release_statistics(release, target_row, population, schema, column)
+        stat = statistics(release)
         iterations = getattr(model, "iterations_", np.nan)
         rows.append({"world": world, "release": r, "iterations": iterations, **stat})
     scores = pd.DataFrame(rows)
