@@ -199,12 +199,16 @@ class GameResult:
 
 def tpr_at(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> float:
     """The largest TPR over thresholds whose FPR is at most ``fpr`` (NaN without both classes)."""
-    positive, negative = scores[truth == 1], scores[truth == 0]
+    positive, negative = np.sort(scores[truth == 1]), np.sort(scores[truth == 0])
     if not len(positive) or not len(negative):
         return np.nan
-    thresholds = np.unique(scores)[:, None]
-    allowed = (negative[None, :] >= thresholds).mean(1) <= fpr + 1e-12
-    tprs = (positive[None, :] >= thresholds).mean(1)
+    thresholds = np.unique(scores)
+
+    def share_at_or_above(values):  # sorted values: the count below t by bisection
+        return (len(values) - np.searchsorted(values, thresholds, "left")) / len(values)
+
+    allowed = share_at_or_above(negative) <= fpr + 1e-12
+    tprs = share_at_or_above(positive)
     return float(tprs[allowed].max()) if allowed.any() else 0.0
 
 
@@ -213,10 +217,11 @@ def rank_auc(ranks: np.ndarray, labels: np.ndarray) -> np.ndarray:
     ranks (average ranks for ties), ``labels`` 1 for members; NaN for a row of one class."""
     positives = labels.sum(-1)
     negatives = labels.shape[-1] - positives
+    # a product with the ranks' vector (half-integers and 0/1 labels: every partial sum is exact,
+    # so it equals the elementwise sum), without a draws x scores temporary
+    rank_sums = labels @ ranks if np.ndim(ranks) == 1 else (ranks * labels).sum(-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return ((ranks * labels).sum(-1) - positives * (positives + 1) / 2) / (
-            positives * negatives
-        )
+        return (rank_sums - positives * (positives + 1) / 2) / (positives * negatives)
 
 
 def permutation_p(results: list[GameResult], draws: int = 10_000, seed: int = 0) -> float:
