@@ -158,8 +158,11 @@ def test_real_is_caught_at_the_profiles_own_game_scale(profile, dataset):
     settings = game_settings(sizes, "real")
     frame, schema = load_dataset(dataset, n=settings["population"], seed=0)
     targets = choose_targets(frame, schema, sizes.game_targets, seed=0)
-    results = play_targets(frame, schema, "real", {}, targets, train_rows=settings["train_rows"],
-                           shadow=settings["shadow"], releases=settings["releases"]).membership  # fmt: skip
+    played = play_targets(frame, schema, "real", {}, targets, train_rows=settings["train_rows"],
+                          shadow=settings["shadow"], releases=settings["releases"],
+                          attacks=("membership",))  # fmt: skip
+    results = played.membership
+    assert not played.attribute and not any(played.release.values())  # only what was asked
     aucs = {(r.kind, r.target): r.auc for r in results}
     assert min(aucs.values()) >= 0.75, aucs
     assert all(auc == 1.0 for (kind, _), auc in aucs.items() if kind == "vulnerable"), aucs
@@ -221,3 +224,10 @@ def test_the_rank_sum_auc_is_roc_auc_score_with_ties():
             expected = roc_auc_score(truth, scores)
             assert abs(float(rank_auc(rankdata(scores), truth.astype(float))) - expected) < 1e-12
     assert rank_auc(rankdata([0.1, 0.9, 0.5]), np.array([0.0, 1.0, 0.0])) == 1.0  # by hand
+
+
+def test_an_unknown_attack_is_named_before_any_release_is_made(population):
+    frame, schema, targets = population
+    with pytest.raises(ValueError, match=r"unknown attacks \['shadow'\]"):
+        play_targets(frame, schema, "real", {}, {"random": targets["random"][:1]},
+                     attacks=("membership", "shadow"))  # fmt: skip

@@ -79,6 +79,9 @@ def membership_design(count: int, targets: int, rng: np.random.Generator) -> np.
     return rng.random((count, targets)).argsort(0).argsort(0) < count // 2
 
 
+ATTACKS = ("membership", "attribute", "whole release")  # what one play plays on its releases
+
+
 @dataclass
 class Played:
     """Every target's membership game and attribute game of one configuration, and the
@@ -120,10 +123,15 @@ def play_targets(
     sensitive: str | None = None,
     leaky: bool = False,
     threads: int = 1,
+    attacks: tuple[str, ...] = ATTACKS,
 ) -> Played:
     """The module doc's games for the rows at ``targets`` (kind -> positions in ``population``)
     and the sensitive attribute ``sensitive`` (default: the schema's first; no attribute game
-    without one)."""
+    without one). ``attacks``: the ones to play on the same releases, of :data:`ATTACKS` (the
+    membership game is always played); the others' results are left empty."""
+    unknown = set(attacks) - set(ATTACKS)
+    if unknown:
+        raise ValueError(f"unknown attacks {sorted(unknown)}; choose from {ATTACKS}")
     kinds = [kind for kind, positions in targets.items() for _ in positions]
     at = [int(t) for positions in targets.values() for t in positions]
     rng = np.random.default_rng([seed, 4])
@@ -162,7 +170,7 @@ def play_targets(
                 GameResult(target, kind, scores, truth[:, j].astype(int), ingredients)
             )
         attribute = []
-        if sensitive is not None:
+        if sensitive is not None and "attribute" in attacks:
             guesser = Guesser(schema, sensitive, reference, seed)
             truths = guesser.label(target_rows[sensitive])
             baseline = guesser.fit(reference).predict(target_rows) == truths
@@ -171,7 +179,11 @@ def play_targets(
             for j, (target, kind) in enumerate(zip(at, kinds, strict=True)):
                 inside = in_release[:, j]
                 attribute.append(AttributeResult(target, kind, right[inside, j], bool(baseline[j])))
-        release = _whole_release(schema, reference, pool, made, np.random.default_rng([seed, 5]))
+        release = (
+            _whole_release(schema, reference, pool, made, np.random.default_rng([seed, 5]))
+            if "whole release" in attacks
+            else {name: [] for name in SCORINGS}
+        )
     return Played(membership, attribute, release)
 
 
