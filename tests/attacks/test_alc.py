@@ -195,7 +195,7 @@ def test_releases_of_one_real_table_share_its_baseline_blocks(secret_table, monk
     """The baseline sees only real rows: a second release of the same real table (here with a
     secret and a region the real table lacks, which must not shift the real rows' codes) reuses its
     blocks instead of fitting forests again, and gives the ALC a fresh computation gives."""
-    from privmetrics.attacks import inference
+    from privmetrics.attacks import forest_baseline
 
     frame, schema = secret_table
     half = frame.copy()
@@ -204,17 +204,17 @@ def test_releases_of_one_real_table_share_its_baseline_blocks(secret_table, monk
     other = half.sample(frac=1, random_state=5).reset_index(drop=True)
     other.loc[:9, ["secret", "region"]] = ["never seen", "z"]
     fitted = []
-    forest = inference.forest_predictor
+    forest = forest_baseline.forest_predictor
     monkeypatch.setattr(
-        inference, "forest_predictor", lambda *a, **k: fitted.append(1) or forest(*a, **k)
+        forest_baseline, "forest_predictor", lambda *a, **k: fitted.append(1) or forest(*a, **k)
     )
-    monkeypatch.setattr(inference, "_BLOCKS", type(inference._BLOCKS)())
+    monkeypatch.setattr(forest_baseline, "_BLOCKS", type(forest_baseline._BLOCKS)())
     first = measure_alc(frame, half, schema, "secret", seed=0, max_width=0.0)
     forests = len(fitted)
     second = measure_alc(frame, other, schema, "secret", seed=0, max_width=0.0)
     assert forests >= 4 and len(fitted) == forests  # no forest fitted for the second release
     assert second.baseline_fits == first.baseline_fits == forests
-    inference._BLOCKS.clear()
+    forest_baseline._BLOCKS.clear()
     fresh = measure_alc(frame, other, schema, "secret", seed=0, max_width=0.0)
     assert fresh.alc == second.alc and len(fitted) == 2 * forests
     # another seed draws other targets: nothing is shared

@@ -2,8 +2,9 @@
 what a synthesiser leaks, as ground truth for the metrics.
 
 ``alc`` (the anonymeter-style Anonymity Loss Coefficient), ``inference`` (the attribute-inference
-machinery shared by the metrics and the ALC) and ``membership`` (the member/non-member design of
-the membership measures).
+machinery shared by the metrics and the ALC), ``forest_baseline`` (its baseline: the paper's forest
+on the real rows outside each block of targets) and ``membership`` (the member/non-member design
+of the membership measures).
 
 ``dp_audit``: the membership game against one worst-case target on a fixed pair of neighbouring
 tables, with a Clopper-Pearson lower bound on the epsilon the releases actually show and the

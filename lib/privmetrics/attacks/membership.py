@@ -25,15 +25,13 @@ import numpy as np
 import pandas as pd
 
 from privmetrics.attacks import alc as A
-from privmetrics.attacks.inference import (
-    best_row_match,
+from privmetrics.attacks.forest_baseline import (
     encoded_features,
     forest_predictions,
     forest_predictor,
-    halted_measurement,
     select_targets,
-    unknown_codes,
 )
+from privmetrics.attacks.inference import best_row_match, halted_measurement, unknown_codes
 from privmetrics.data.schema import Schema
 from privmetrics.synthesisers.cache import SyntheticCache
 

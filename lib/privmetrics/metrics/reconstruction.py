@@ -335,7 +335,7 @@ def anonymity_loss(
     limit, or among all of them when none did. Score = max(0, ALC), so that 0 means "no loss"
     and Real approaches 1 (it cannot reach it: the Wilson centre of n/n is below 1).
     ``baseline="best"`` is our repair of the baseline (see
-    :class:`privmetrics.attacks.inference.BlockBaseline`); ``baseline="paper"`` is the paper's forest.
+    :class:`privmetrics.attacks.forest_baseline.BlockBaseline`); ``baseline="paper"`` is the paper's forest.
     The attacker is :func:`~privmetrics.attacks.inference.measure_alc`'s default one (the key attributes
     known), so a direct call of that function measures the same attack. A sensitive attribute
     with a single value cannot leak and is skipped (with a warning); with none left, 0.
