@@ -144,17 +144,19 @@ class BlockBaseline:
         while sum(map(len, self.predicted)) < min(size, len(self.targets_at)):
             start = sum(map(len, self.predicted))
             key = (self.key, start)
-            if key not in _BLOCKS:
+            entry = _BLOCKS.get(key)  # read once: a Dask worker's other threads may evict it
+            if entry is None:
                 block_at = self.targets_at[start : start + self.block]
                 fits = self.fits
                 forest, name = self._predictor(np.setdiff1d(everything, block_at))
-                _BLOCKS[key] = (*forest_predictions(forest, self.features[block_at]), name,
-                                self.fits - fits)  # fmt: skip
+                entry = (*forest_predictions(forest, self.features[block_at]), name,
+                         self.fits - fits)  # fmt: skip
+                _BLOCKS[key] = entry
                 while len(_BLOCKS) > BLOCKS_KEPT:
                     _BLOCKS.popitem(last=False)
             else:
-                self.fits += _BLOCKS[key][3]
-            pred, rank, name, _ = _BLOCKS[key]
+                self.fits += entry[3]
+            pred, rank, name, _ = entry
             self.predicted.append(pred)
             self.ranks.append(rank)
             self.chosen.append(name)
