@@ -231,3 +231,25 @@ def test_an_unknown_attack_is_named_before_any_release_is_made(population):
     with pytest.raises(ValueError, match=r"unknown attacks \['shadow'\]"):
         play_targets(frame, schema, "real", {}, {"random": targets["random"][:1]},
                      attacks=("membership", "shadow"))  # fmt: skip
+
+
+def test_the_measures_of_many_draws_at_once_are_those_of_each_draw():
+    """Bootstrap draws measured together (summarise's fast path) give each draw's AUC, advantage
+    and TPR at FPR 0.1 to the bit, with tied scores, and NaN on a draw of one class."""
+    from scipy.stats import rankdata
+
+    from privmetrics.attacks.membership_game import measure_rows, rank_auc
+
+    rng = np.random.default_rng(3)
+    scores = rng.integers(0, 6, (40, 30)) / 5  # many ties, some exactly 0.5
+    truth = rng.random((40, 30)) < 0.4
+    truth[7] = True  # one class only
+    rows = measure_rows(scores, truth)
+    for s, t, got in zip(scores, truth, rows, strict=True):
+        if t.all():
+            assert np.isnan(got).all()
+            continue
+        guess = s >= 0.5
+        expected = [rank_auc(rankdata(s), t.astype(float)),
+                    guess[t].mean() - guess[~t].mean(), tpr_at(s, t.astype(int))]  # fmt: skip
+        assert got.tolist() == expected

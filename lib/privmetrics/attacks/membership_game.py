@@ -250,6 +250,32 @@ def permutation_p(results: list[GameResult], draws: int = 10_000, seed: int = 0)
     return float((1 + (rank_auc(ranks, shuffled) >= observed - 1e-12).sum()) / (1 + draws))
 
 
+def measure_rows(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> np.ndarray:
+    """AUC, advantage and :func:`tpr_at` of every row (one bootstrap draw each) at once: the same
+    numbers, to the bit, as the row-by-row measures of :func:`summarise`; NaN on a row of one
+    class."""
+    truth = truth.astype(bool)
+    positives = truth.sum(1)
+    negatives = truth.shape[1] - positives
+    valid = (positives > 0) & (negatives > 0)
+    auc = rank_auc(rankdata(scores, axis=1), truth.astype(float))
+    guess = scores >= 0.5
+    with np.errstate(invalid="ignore", divide="ignore"):
+        advantage = (guess & truth).sum(1) / positives - (guess & ~truth).sum(1) / negatives
+        # TPR and FPR at every threshold t: the counts at or above t, read at the last of each
+        # run of tied scores in descending order (one per distinct score, as tpr_at's thresholds)
+        order = np.argsort(-scores, axis=1, kind="stable")
+        ranked, member = np.take_along_axis(scores, order, 1), np.take_along_axis(truth, order, 1)
+        tprs = np.cumsum(member, 1) / positives[:, None]
+        fprs = np.cumsum(~member, 1) / negatives[:, None]
+    last = np.ones_like(ranked, dtype=bool)
+    last[:, :-1] = ranked[:, :-1] != ranked[:, 1:]
+    allowed = last & (fprs <= fpr + 1e-12)
+    best = np.where(allowed, tprs, -np.inf).max(1)
+    tpr = np.where(allowed.any(1), best, 0.0)
+    return np.where(valid[:, None], np.column_stack([auc, advantage, tpr]), np.nan)
+
+
 def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.DataFrame:
     """Per target kind: AUC, advantage and TPR at FPR 0.1 pooled over targets, each with a 95%
     bootstrap interval (targets resampled, then releases within each target) and its bootstrap
@@ -272,14 +298,23 @@ def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.
             return (auc, guess[truth == 1].mean() - guess[truth == 0].mean(), tpr_at(scores, truth))
 
         point = measure(part)
-        boot = []
+        drawn = []  # each draw's games (targets, then releases within each), in the rng's order
         for _ in range(draws):
             games = []
             for g in (part[i] for i in rng.integers(len(part), size=len(part))):
                 pick = rng.integers(len(g.truth), size=len(g.truth))
-                games.append(GameResult(g.target, kind, g.scores[pick], g.truth[pick]))
-            boot.append(measure(games))
-        boot = np.array(boot, dtype=float)
+                games.append((g.scores[pick], g.truth[pick]))
+            drawn.append(games)
+        if len({len(g.truth) for g in part}) == 1:  # one play: every draw has as many releases
+            boot = measure_rows(
+                np.stack([np.concatenate([s for s, _ in games]) for games in drawn]),
+                np.stack([np.concatenate([t for _, t in games]) for games in drawn]),
+            )
+        else:
+            boot = np.array(
+                [measure([GameResult(0, kind, s, t) for s, t in games]) for games in drawn],
+                dtype=float,
+            )
         low, high = np.nanpercentile(boot, [2.5, 97.5], axis=0)
         p = permutation_p(part, seed=seed)
         for j, name in enumerate(("AUC", "advantage", "TPR at FPR 0.1")):
