@@ -240,14 +240,20 @@ def permutation_p(results: list[GameResult], draws: int = 10_000, seed: int = 0)
         return np.nan
     ranks = rankdata(scores)  # the scores stay; only the labels move
     rng = np.random.default_rng(seed)
-    shuffled, start = np.empty((draws, len(truth))), 0
+    # each draw's rank sum of the members, target by target (half-integers: exact in any order);
+    # shuffling within a target keeps every draw's count of members
+    rank_sums, start = np.zeros(draws), 0
     for r in results:
         n = len(r.truth)
         order = rng.random((draws, n)).argsort(1)
-        shuffled[:, start : start + n] = r.truth.astype(float)[order]
+        rank_sums += r.truth.astype(float)[order] @ ranks[start : start + n]
         start += n
+    positives = truth.sum()
+    shuffled = (rank_sums - positives * (positives + 1) / 2) / (
+        positives * (len(truth) - positives)
+    )
     observed = rank_auc(ranks, truth)
-    return float((1 + (rank_auc(ranks, shuffled) >= observed - 1e-12).sum()) / (1 + draws))
+    return float((1 + (shuffled >= observed - 1e-12).sum()) / (1 + draws))
 
 
 def measure_rows(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> np.ndarray:
