@@ -191,13 +191,13 @@ def test_baseline_blocks_are_fitted_only_when_needed(secret_table):
     assert "no pair reached" in every.halt_reason
 
 
-def test_releases_of_one_real_table_share_its_baseline_blocks(secret_table, monkeypatch):
+def test_releases_of_one_real_table_share_its_baseline_blocks(make_secret_table, monkeypatch):
     """The baseline sees only real rows: a second release of the same real table (here with a
     secret and a region the real table lacks, which must not shift the real rows' codes) reuses its
     blocks instead of fitting forests again, and gives the ALC a fresh computation gives."""
     from privmetrics.attacks import forest_baseline
 
-    frame, schema = secret_table
+    frame, schema = make_secret_table(1000, seed=3)  # blocks of 100 rows
     half = frame.copy()
     moved = np.random.default_rng(2).random(len(half)) < 0.5
     half.loc[moved, "secret"] = np.random.default_rng(3).permutation(half.loc[moved, "secret"])
@@ -209,16 +209,16 @@ def test_releases_of_one_real_table_share_its_baseline_blocks(secret_table, monk
         forest_baseline, "forest_predictor", lambda *a, **k: fitted.append(1) or forest(*a, **k)
     )
     monkeypatch.setattr(forest_baseline, "_BLOCKS", type(forest_baseline._BLOCKS)())
-    first = measure_alc(frame, half, schema, "secret", seed=0, max_width=0.0)
+    first = measure_alc(frame, half, schema, "secret", seed=0, max_width=0.0, max_targets=200)
     forests = len(fitted)
-    second = measure_alc(frame, other, schema, "secret", seed=0, max_width=0.0)
+    second = measure_alc(frame, other, schema, "secret", seed=0, max_width=0.0, max_targets=200)
     assert forests >= 4 and len(fitted) == forests  # no forest fitted for the second release
     assert second.baseline_fits == first.baseline_fits == forests
     forest_baseline._BLOCKS.clear()
-    fresh = measure_alc(frame, other, schema, "secret", seed=0, max_width=0.0)
+    fresh = measure_alc(frame, other, schema, "secret", seed=0, max_width=0.0, max_targets=200)
     assert fresh.alc == second.alc and len(fitted) == 2 * forests
     # another seed draws other targets: nothing is shared
-    measure_alc(frame, other, schema, "secret", seed=1, max_width=0.0)
+    measure_alc(frame, other, schema, "secret", seed=1, max_width=0.0, max_targets=200)
     assert len(fitted) > 2 * forests
 
 

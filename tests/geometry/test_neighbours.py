@@ -147,6 +147,7 @@ def test_knn_rejects_non_finite_coordinates(rng):
         knn(bad, rng.random((5, 3)))
 
 
+@pytest.mark.slow  # the whole of Texas: `make test`, not the quick subset
 def test_identity_pair_at_texas_scale_finds_every_copy():
     """Texas 25,000 rows against itself: every real row's nearest synthetic row is its copy at
     distance 0 in both spaces, so IdentifiabilityScore is the share of rows without a duplicate
