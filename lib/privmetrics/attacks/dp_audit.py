@@ -9,7 +9,7 @@ and, for synthetic data, Annamalai, Ganev and De Cristofaro 2024):
    row (:func:`outlier_target`), the record that DP must hide and that leaks first (Stadler et al.).
 2. ``releases`` times per world, the synthesiser (a fresh seed each time) is fitted on the world's
    table and releases ``train_rows`` rows.
-3. Each release is summarised by statistics an attacker would look at (:func:`release_statistics`,
+3. Each release is summarised by statistics an attacker would look at (:class:`TargetStatistics`,
    each "larger means the target is in"): the release's extreme in the target's most outlying
    numerical column (its maximum, or minus its minimum), minus the closest distance from the
    target to a released row, and how often the target's rare categories appear.
@@ -94,7 +94,7 @@ class TargetStatistics:
     numbers: np.ndarray  # the target's numerical values
     scale: np.ndarray  # the population's standard deviation of each (0 read as 1)
     categories: np.ndarray  # the target's categorical values, as text
-    rare: list[str]  # the categorical columns whose target value is in < 1% of the population
+    rare: list[int]  # positions in ``categorical`` of the columns whose target value is rare
 
     @classmethod
     def of(
@@ -111,7 +111,7 @@ class TargetStatistics:
             numbers=target[numerical].to_numpy(float),
             scale=scale,
             categories=target[categorical].astype(str).to_numpy(),
-            rare=[c for c, f in frequency.items() if f < 0.01],
+            rare=[i for i, f in enumerate(frequency.values()) if f < 0.01],  # < 1% of people
         )
 
     def __call__(self, release: pd.DataFrame) -> dict[str, float]:
@@ -119,16 +119,8 @@ class TargetStatistics:
         gaps = np.abs(release[self.numerical].to_numpy(float) - self.numbers) / self.scale
         mismatches = release[self.categorical].astype(str).to_numpy() != self.categories
         distance = gaps.sum(1) + mismatches.sum(1)
-        at = [self.categorical.index(c) for c in self.rare]
-        rare_count = float((~mismatches[:, at]).sum())
+        rare_count = float((~mismatches[:, self.rare]).sum())
         return {"extreme": float(extreme), "closeness": -float(distance.min()), "rare": rare_count}
-
-
-def release_statistics(
-    release: pd.DataFrame, target: pd.Series, population: pd.DataFrame, schema: Schema, column: str
-) -> dict[str, float]:
-    """The statistics of one release (:class:`TargetStatistics`, for a single release)."""
-    return TargetStatistics.of(target, population, schema, column)(release)
 
 
 def clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[float, float]:

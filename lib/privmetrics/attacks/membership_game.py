@@ -215,13 +215,16 @@ def tpr_at(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> float:
 def rank_auc(ranks: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """AUC by the rank-sum formula, row by row along the last axis: ``ranks`` are the scores'
     ranks (average ranks for ties), ``labels`` 1 for members; NaN for a row of one class."""
-    positives = labels.sum(-1)
-    negatives = labels.shape[-1] - positives
     # a product with the ranks' vector (half-integers and 0/1 labels: every partial sum is exact,
     # so it equals the elementwise sum), without a draws x scores temporary
     rank_sums = labels @ ranks if np.ndim(ranks) == 1 else (ranks * labels).sum(-1)
+    return _auc_of_rank_sums(rank_sums, labels.sum(-1), labels.shape[-1])
+
+
+def _auc_of_rank_sums(rank_sums, positives, total: int):
+    """The rank-sum formula: (R - P (P + 1) / 2) / (P (total - P)), R the members' rank sum."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (rank_sums - positives * (positives + 1) / 2) / (positives * negatives)
+        return (rank_sums - positives * (positives + 1) / 2) / (positives * (total - positives))
 
 
 def permutation_p(results: list[GameResult], draws: int = 10_000, seed: int = 0) -> float:
@@ -248,18 +251,16 @@ def permutation_p(results: list[GameResult], draws: int = 10_000, seed: int = 0)
         order = rng.random((draws, n)).argsort(1)
         rank_sums += r.truth.astype(float)[order] @ ranks[start : start + n]
         start += n
-    positives = truth.sum()
-    shuffled = (rank_sums - positives * (positives + 1) / 2) / (
-        positives * (len(truth) - positives)
-    )
+    shuffled = _auc_of_rank_sums(rank_sums, truth.sum(), len(truth))
     observed = rank_auc(ranks, truth)
     return float((1 + (shuffled >= observed - 1e-12).sum()) / (1 + draws))
 
 
 def measure_rows(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> np.ndarray:
-    """AUC, advantage and :func:`tpr_at` of every row (one bootstrap draw each) at once: the same
-    numbers, to the bit, as the row-by-row measures of :func:`summarise`; NaN on a row of one
-    class."""
+    """AUC, advantage and :func:`tpr_at` of every row (one bootstrap draw each) at once, to the bit
+    what each row gives alone; NaN on a row of one class. The AUC is the rank-sum one,
+    roc_auc_score's value (ties count half) without its input checks, which cost most of a
+    chapter's bootstrap."""
     truth = truth.astype(bool)
     positives = truth.sum(1)
     negatives = truth.shape[1] - positives
@@ -292,18 +293,11 @@ def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.
     for kind in sorted({r.kind for r in results}):
         part = [r for r in results if r.kind == kind]
 
-        def measure(games):
-            scores = np.concatenate([g.scores for g in games])
-            truth = np.concatenate([g.truth for g in games])
-            if not 0 < truth.mean() < 1:  # a bootstrap draw with one class only
-                return (np.nan, np.nan, np.nan)
-            guess = scores >= 0.5
-            # the rank-sum AUC is roc_auc_score's value (ties count half) without its input
-            # checks, which cost most of a chapter's bootstrap (2 x 500 draws per kind)
-            auc = float(rank_auc(rankdata(scores), truth.astype(float)))
-            return (auc, guess[truth == 1].mean() - guess[truth == 0].mean(), tpr_at(scores, truth))
+        def pooled(games):  # the measures of (scores, truth) pairs pooled into one row
+            return measure_rows(np.concatenate([s for s, _ in games])[None],
+                                np.concatenate([t for _, t in games])[None])[0]  # fmt: skip
 
-        point = measure(part)
+        point = pooled([(g.scores, g.truth) for g in part])
         drawn = []  # each draw's games (targets, then releases within each), in the rng's order
         for _ in range(draws):
             games = []
@@ -317,10 +311,7 @@ def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.
                 np.stack([np.concatenate([t for _, t in games]) for games in drawn]),
             )
         else:
-            boot = np.array(
-                [measure([GameResult(0, kind, s, t) for s, t in games]) for games in drawn],
-                dtype=float,
-            )
+            boot = np.array([pooled(games) for games in drawn])
         low, high = np.nanpercentile(boot, [2.5, 97.5], axis=0)
         p = permutation_p(part, seed=seed)
         for j, name in enumerate(("AUC", "advantage", "TPR at FPR 0.1")):
