@@ -261,3 +261,27 @@ def test_opening_the_shipped_store_leaves_its_bytes_as_they_were(tmp_path):
     store = ResultsStore(db)
     assert len(store.results()) > 0
     assert db.read_bytes() == before
+
+
+def test_each_profile_scores_the_variants_it_names():
+    from privmetrics.metrics import REGISTRY, VARIANTS
+
+    quick = runner.grid_metrics(PROFILES["quick"])
+    assert set(REGISTRY) <= set(quick)  # every registered measure, whatever the variants
+    assert {v for v in VARIANTS if v.endswith("@paper")} <= set(quick)
+    assert not [m for m in quick if m.endswith("@priveval")]
+    assert set(runner.grid_metrics(PROFILES["paper"])) == set(REGISTRY) | set(VARIANTS)
+
+
+def test_an_edition_the_store_cannot_give_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVMETRICS_RESULTS", str(tmp_path))
+    profile = replace(PROFILES["smoke"], name="toy-profile")
+    store = ResultsStore(runner.results_path(profile))
+    store.write_cell(cell(), [{"metric": "DCR", "category": "c", "score": 0.5, "seconds": 0.1}])
+    store.write_cell(
+        cell(run=1), [{"metric": "DCR@paper", "category": "c", "score": 0.4, "seconds": 0.1}]
+    )
+    paper = runner.load_results(profile, way="paper")  # DCR read as the paper defines it
+    assert paper.metric.tolist() == ["DCR"] and paper.score.tolist() == [0.4]
+    with pytest.raises(ValueError, match="no `@priveval` readings.*--metrics everything"):
+        runner.load_results(profile, way="priveval")

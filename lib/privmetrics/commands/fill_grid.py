@@ -18,7 +18,9 @@ def add_arguments(parser) -> None:
         "--techniques", type=comma_list, help="comma-separated; default: all twelve configurations"
     )
     parser.add_argument(
-        "--metrics", default="everything", help="everything, all, final, or comma-separated names"
+        "--metrics",
+        help="everything, all, final, or comma-separated names; default: the profile's (every "
+        "measure and the definition variants it names)",
     )
     parser.add_argument("--rows", type=int, help="rows per dataset; default: the profile's")
     parser.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")

@@ -209,11 +209,22 @@ def compute_cell(
     return record, scores.to_dict("records")
 
 
+def grid_metrics(profile: Profile) -> list[str]:
+    """The measures a cell of ``profile``'s grid scores: every registered measure and the
+    definition variants whose tag the profile's ``grid_variants`` names (all when None)."""
+    tags = profile.grid_variants
+    return [
+        m.name
+        for m in select("everything")
+        if "@" not in m.name or tags is None or m.name.split("@")[1] in tags
+    ]
+
+
 def run_grid(
     profile: Profile,
     datasets: list[str] | None = None,
     techniques: tuple[str, ...] | None = None,
-    metrics: str | list[str] = "everything",
+    metrics: str | list[str] | None = None,
     rows: int | None = None,
     store: ResultsStore | None = None,
     cache_root: str | None = None,
@@ -224,14 +235,14 @@ def run_grid(
 ) -> ResultsStore:
     """Compute every missing cell of the profile's grid (the twelve configurations and PATE-GAN
     with the paper's profile), then the extra runs the SEM rule asks for. ``metrics`` as
-    :func:`~privmetrics.metrics.select` reads it; by default every registered measure and every
-    definition variant. ``refresh_stale``: also recompute, from a freshly generated table, every
+    :func:`~privmetrics.metrics.select` reads it; by default the profile's
+    (:func:`grid_metrics`). ``refresh_stale``: also recompute, from a freshly generated table, every
     cell whose code fingerprint differs from the current code's. ``client``: a Dask client
     (:func:`.cluster.dask_client`) whose workers compute the cells instead of joblib's."""
     store = store or ResultsStore(results_path(profile))
     datasets = list(datasets or profile.datasets)
     configs = grid_configurations(techniques)
-    names = [m.name for m in select(metrics)]
+    names = grid_metrics(profile) if metrics is None else [m.name for m in select(metrics)]
     runs = {(d, c.label): profile.min_runs for d in datasets for c in configs}
     n_jobs = n_jobs or profile.n_jobs
     stale = _stale_cells(store) if refresh_stale else set()
@@ -392,10 +403,11 @@ def missing_cells(
     store: ResultsStore,
     datasets: list[str] | None = None,
     techniques: tuple[str, ...] | None = None,
-    metrics: str | list[str] = "everything",
+    metrics: str | list[str] | None = None,
 ) -> list[Cell]:
-    """The cells of the profile's grid (its minimum runs) that ``store`` lacks, whole or in part."""
-    names = set(m.name for m in select(metrics))
+    """The cells of the profile's grid (its minimum runs) that ``store`` lacks, whole or in part;
+    ``metrics`` as :func:`run_grid` reads it."""
+    names = set(grid_metrics(profile) if metrics is None else (m.name for m in select(metrics)))
     done = store.done()
     return [
         Cell(d, profile.rows_for(d), c, r, profile.seed + r)
@@ -436,7 +448,14 @@ def load_results(
         store = run_grid(profile, store=store, **grid)
     elif missing:
         print(_missing_note(profile, store, missing))
-    results = edition(store.results(), way)
+    results = store.results()
+    if way != "ours" and not results.metric.str.endswith(f"@{way}").any():
+        raise ValueError(
+            f"{store.path} holds no `@{way}` readings, so its {way!r} edition would be ours: "
+            f"the {profile.name!r} grid scores {profile.grid_variants or 'every'} variant(s); "
+            f"`privmetrics run --profile {profile.name} --metrics everything` adds them"
+        )
+    results = edition(results, way)
     if datasets:
         results = results[results.dataset.isin(datasets)]
     return results[results.metric.isin([m.name for m in select(metrics)])].reset_index(drop=True)
