@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from privmetrics.experiments import runner
+from privmetrics.experiments import grid, runner
 from privmetrics.experiments.profiles import PROFILES
 from privmetrics.experiments.store import ResultsStore
 
@@ -266,11 +266,11 @@ def test_opening_the_shipped_store_leaves_its_bytes_as_they_were(tmp_path):
 def test_each_profile_scores_the_variants_it_names():
     from privmetrics.metrics import REGISTRY, VARIANTS
 
-    quick = runner.grid_metrics(PROFILES["quick"])
+    quick = grid.grid_metrics(PROFILES["quick"])
     assert set(REGISTRY) <= set(quick)  # every registered measure, whatever the variants
     assert {v for v in VARIANTS if v.endswith("@paper")} <= set(quick)
     assert not [m for m in quick if m.endswith("@priveval")]
-    assert set(runner.grid_metrics(PROFILES["paper"])) == set(REGISTRY) | set(VARIANTS)
+    assert set(grid.grid_metrics(PROFILES["paper"])) == set(REGISTRY) | set(VARIANTS)
 
 
 def test_an_edition_the_store_cannot_give_is_refused(tmp_path, monkeypatch):

@@ -11,6 +11,9 @@ The grid also holds the Uniform baseline (Section 8.3) as a *control*: no analys
 default (:func:`~privmetrics.experiments.ways.edition` leaves it out), and the comparison chapter
 puts it in Random's place to measure whether our Random baseline (Algorithm 22) explains a
 difference from the paper (:func:`privmetrics.experiments.paper.causes`).
+
+Every cell scores every registered measure and the definition variants its profile names
+(:func:`grid_metrics`).
 """
 
 from __future__ import annotations
@@ -102,3 +105,16 @@ def configuration_order(labels) -> list[str]:
     configs = grid_configurations()
     order = {c.label: i for i, c in enumerate(configs)}
     return sorted(labels, key=lambda lab: (order.get(lab, len(order)), lab))
+
+
+def grid_metrics(profile) -> list[str]:
+    """The measures a cell of ``profile``'s grid scores: every registered measure and the
+    definition variants whose tag the profile's ``grid_variants`` names (all when None)."""
+    from privmetrics.metrics import select
+
+    tags = profile.grid_variants
+    return [
+        m.name
+        for m in select("everything")
+        if "@" not in m.name or tags is None or m.name.split("@")[1] in tags
+    ]

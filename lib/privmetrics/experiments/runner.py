@@ -42,7 +42,7 @@ from tqdm import tqdm
 from privmetrics.data.datasets import load_dataset
 from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
 from privmetrics.experiments.analysis import summarise
-from privmetrics.experiments.grid import Configuration, grid_configurations
+from privmetrics.experiments.grid import Configuration, grid_configurations, grid_metrics
 from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.store import ResultsStore, current_commit, missing_note
 from privmetrics.experiments.ways import edition
@@ -209,17 +209,6 @@ def compute_cell(
     return record, scores.to_dict("records")
 
 
-def grid_metrics(profile: Profile) -> list[str]:
-    """The measures a cell of ``profile``'s grid scores: every registered measure and the
-    definition variants whose tag the profile's ``grid_variants`` names (all when None)."""
-    tags = profile.grid_variants
-    return [
-        m.name
-        for m in select("everything")
-        if "@" not in m.name or tags is None or m.name.split("@")[1] in tags
-    ]
-
-
 def run_grid(
     profile: Profile,
     datasets: list[str] | None = None,
@@ -236,7 +225,7 @@ def run_grid(
     """Compute every missing cell of the profile's grid (the twelve configurations and PATE-GAN
     with the paper's profile), then the extra runs the SEM rule asks for. ``metrics`` as
     :func:`~privmetrics.metrics.select` reads it; by default the profile's
-    (:func:`grid_metrics`). ``refresh_stale``: also recompute, from a freshly generated table, every
+    (:func:`.grid.grid_metrics`). ``refresh_stale``: also recompute, from a freshly generated table, every
     cell whose code fingerprint differs from the current code's. ``client``: a Dask client
     (:func:`.cluster.dask_client`) whose workers compute the cells instead of joblib's."""
     store = store or ResultsStore(results_path(profile))
