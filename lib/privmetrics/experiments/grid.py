@@ -107,11 +107,14 @@ def configuration_order(labels) -> list[str]:
     return sorted(labels, key=lambda lab: (order.get(lab, len(order)), lab))
 
 
-def grid_metrics(profile) -> list[str]:
-    """The measures a cell of ``profile``'s grid scores: every registered measure and the
-    definition variants whose tag the profile's ``grid_variants`` names (all when None)."""
+def grid_metrics(profile, metrics=None) -> list[str]:
+    """The measures a cell of ``profile``'s grid scores: ``metrics`` as
+    :func:`~privmetrics.metrics.select` reads them when given, else every registered measure and
+    the definition variants whose tag the profile's ``grid_variants`` names (all when None)."""
     from privmetrics.metrics import select
 
+    if metrics is not None:
+        return [m.name for m in select(metrics)]
     tags = profile.grid_variants
     return [
         m.name

@@ -231,7 +231,7 @@ def run_grid(
     store = store or ResultsStore(results_path(profile))
     datasets = list(datasets or profile.datasets)
     configs = grid_configurations(techniques)
-    names = grid_metrics(profile) if metrics is None else [m.name for m in select(metrics)]
+    names = grid_metrics(profile, metrics)
     runs = {(d, c.label): profile.min_runs for d in datasets for c in configs}
     n_jobs = n_jobs or profile.n_jobs
     stale = _stale_cells(store) if refresh_stale else set()
@@ -396,7 +396,7 @@ def missing_cells(
 ) -> list[Cell]:
     """The cells of the profile's grid (its minimum runs) that ``store`` lacks, whole or in part;
     ``metrics`` as :func:`run_grid` reads it."""
-    names = set(grid_metrics(profile) if metrics is None else (m.name for m in select(metrics)))
+    names = set(grid_metrics(profile, metrics))
     done = store.done()
     return [
         Cell(d, profile.rows_for(d), c, r, profile.seed + r)
