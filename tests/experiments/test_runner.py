@@ -14,6 +14,7 @@ import pytest
 from privmetrics.experiments import grid, runner
 from privmetrics.experiments.profiles import PROFILES
 from privmetrics.experiments.store import ResultsStore
+from privmetrics.metrics.release_utility import MEASURES
 
 METRICS = ["DCR", "KSTest", "CommonRowsProportion"]
 TECHNIQUES = ("random", "privbayes", "real")  # 1 + 4 + 1 = 6 configurations
@@ -173,7 +174,7 @@ def test_workers_end_with_their_runner(tmp_path):
     worker = tmp_path / "worker.py"
     worker.write_text(
         "import os, time\n"
-        "from privmetrics.experiments.runner import exit_with_parent\n"
+        "from privmetrics.experiments.workers import exit_with_parent\n"
         "exit_with_parent(os.getppid())\n"
         f"open({str(ready)!r}, 'w').close()\n"
         "time.sleep(60)\n"
@@ -205,7 +206,7 @@ def test_pool_workers_end_with_a_runner_killed_before_its_first_cell(tmp_path):
     script = (
         "import os, time\n"
         "from joblib import delayed\n"
-        "from privmetrics.experiments.runner import workers\n"
+        "from privmetrics.experiments.workers import workers\n"
         "def task(i):\n"
         "    print(os.getpid(), flush=True)\n"  # a task that never calls exit_with_parent itself
         "    time.sleep(120)\n"
@@ -271,6 +272,7 @@ def test_each_profile_scores_the_variants_it_names():
     assert {v for v in VARIANTS if v.endswith("@paper")} <= set(quick)
     assert not [m for m in quick if m.endswith("@priveval")]
     assert set(grid.grid_metrics(PROFILES["paper"])) == set(REGISTRY) | set(VARIANTS)
+    assert set(quick) - set(REGISTRY) - set(VARIANTS) == set(MEASURES)  # and the utility
 
 
 def test_an_edition_the_store_cannot_give_is_refused(tmp_path, monkeypatch):

@@ -4,8 +4,10 @@ Three fidelity measures of the release against the real table, each also for the
 audit has (the holdout: what new people of the same population give; Random: noise):
 
 * **one-way marginals**: mean total variation distance of each column's distribution
-  (:func:`privmetrics.geometry.fidelity.marginal_distance`, order 1; 0 identical, 1 disjoint);
-* **two-way marginals**: the same over pairs of columns (order 2), which sees dependencies;
+  (0 identical, 1 disjoint);
+* **two-way marginals**: the same over pairs of columns, which sees dependencies (both from
+  :func:`privmetrics.metrics.release_utility.marginal_utility`, the code the grid's utility per
+  cell uses);
 * **detection AUC**: how well DetectionMLP's classifier tells release rows from real ones (0.5: it
   cannot; 1: always). The audit's DetectionMLP score reuses the same fit when it ran.
 
@@ -17,9 +19,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from privmetrics.geometry.fidelity import marginal_distance
 from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import get_metric
+from privmetrics.metrics.release_utility import marginal_utility
 
 MEASURES = ("one-way marginals (TVD)", "two-way marginals (TVD)", "detection AUC")
 USELESS_AUC = 0.9
@@ -30,18 +32,12 @@ SPLIT_AUC = 0.65
 
 def fidelity(pair: Pair) -> dict[str, float]:
     """The three measures of :data:`MEASURES` for one (real, compared table) pair."""
-    real, other, schema = pair.real, pair.synthetic, pair.schema
-    return dict(
-        zip(
-            MEASURES,
-            (
-                marginal_distance(real, other, schema, order=1),
-                marginal_distance(real, other, schema, order=2),
-                get_metric("DetectionMLP")(pair, scale="auc"),
-            ),
-            strict=True,
-        )
-    )
+    marginals = marginal_utility(pair.real, pair.synthetic, pair.schema)
+    return {
+        MEASURES[0]: marginals["one-way TVD"],
+        MEASURES[1]: marginals["two-way TVD"],
+        MEASURES[2]: get_metric("DetectionMLP")(pair, scale="auc"),
+    }
 
 
 def utility_panel(pairs: dict[str, Pair]) -> pd.DataFrame:

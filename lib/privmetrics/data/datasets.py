@@ -206,10 +206,28 @@ def sample_rows(frame: pd.DataFrame, n: int | None, seed: int = 0) -> pd.DataFra
     """A seeded random subsample of ``n`` rows without replacement (all rows when ``n`` is None or too big)."""
     if n is None or n >= len(frame):
         return frame
+    return frame.iloc[_sample_positions(len(frame), n, seed)].reset_index(drop=True)
+
+
+def _sample_positions(length: int, n: int, seed: int) -> np.ndarray:
+    """The sorted row positions :func:`sample_rows` keeps of a table of ``length`` rows."""
     if n <= 0:
         raise ValueError(f"n must be positive, got {n}")
-    index = np.sort(np.random.default_rng(seed).choice(len(frame), size=n, replace=False))
-    return frame.iloc[index].reset_index(drop=True)
+    return np.sort(np.random.default_rng(seed).choice(length, size=n, replace=False))
+
+
+def holdout_rows(name: str, n: int | None, seed: int = 0, size: int = 2000) -> pd.DataFrame:
+    """Up to ``size`` rows of dataset ``name`` that its seeded ``n``-row sample (:func:`load_dataset`
+    with the same ``n`` and ``seed``) does not hold: people of the same population a synthesiser
+    fitted on that sample never saw. Empty when the sample is the whole dataset (``n`` None or
+    too big). Drawn with ``seed`` too, so the same call gives the same rows."""
+    data = load(name)
+    frame = data.frame
+    if n is None or n >= len(frame):
+        return frame.iloc[:0]
+    rest = np.setdiff1d(np.arange(len(frame)), _sample_positions(len(frame), n, seed))
+    keep = np.random.default_rng([seed, 1]).permutation(rest)[:size]
+    return frame.iloc[np.sort(keep)].reset_index(drop=True)
 
 
 @dataclass(frozen=True)

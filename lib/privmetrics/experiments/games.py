@@ -44,8 +44,9 @@ from privmetrics.experiments.game_store import (
 )
 from privmetrics.experiments.grid import Configuration, paper_configurations
 from privmetrics.experiments.profiles import Profile
-from privmetrics.experiments.runner import TECHNIQUE_COST, results_path, stop_workers, workers
+from privmetrics.experiments.runner import TECHNIQUE_COST, results_path
 from privmetrics.experiments.store import missing_note
+from privmetrics.experiments.workers import stop_workers, workers
 from privmetrics.synthesisers.cache import code_fingerprint
 
 

@@ -12,8 +12,8 @@ default (:func:`~privmetrics.experiments.ways.edition` leaves it out), and the c
 puts it in Random's place to measure whether our Random baseline (Algorithm 22) explains a
 difference from the paper (:func:`privmetrics.experiments.paper.causes`).
 
-Every cell scores every registered measure and the definition variants its profile names
-(:func:`grid_metrics`).
+Every cell scores every registered measure and the definition variants its profile names, and
+measures the release's utility (:func:`grid_metrics`).
 """
 
 from __future__ import annotations
@@ -109,15 +109,24 @@ def configuration_order(labels) -> list[str]:
 
 def grid_metrics(profile, metrics=None) -> list[str]:
     """The measures a cell of ``profile``'s grid scores: ``metrics`` as
-    :func:`~privmetrics.metrics.select` reads them when given, else every registered measure and
-    the definition variants whose tag the profile's ``grid_variants`` names (all when None)."""
+    :func:`~privmetrics.metrics.select` reads them when given (utility measures named among them
+    kept as they are), else every registered measure and
+    the definition variants whose tag the profile's ``grid_variants`` names (all when None), and
+    the utility measures (:mod:`privmetrics.metrics.release_utility`) when its ``grid_utility``."""
     from privmetrics.metrics import select
+    from privmetrics.metrics.release_utility import MEASURES
 
     if metrics is not None:
-        return [m.name for m in select(metrics)]
+        if isinstance(metrics, str):
+            return [m.name for m in select(metrics)]
+        asked = list(metrics)
+        utility = [m for m in asked if m in MEASURES]
+        rest = [m for m in asked if m not in MEASURES]
+        return ([m.name for m in select(rest)] if rest else []) + utility
     tags = profile.grid_variants
-    return [
+    names = [
         m.name
         for m in select("everything")
         if "@" not in m.name or tags is None or m.name.split("@")[1] in tags
     ]
+    return names + (list(MEASURES) if profile.grid_utility else [])

@@ -6,7 +6,7 @@ whether each release's guess and the baseline's guess were right. :func:`replay_
 seeded sample of a store's games, round-robin over techniques within a time budget (the stored
 time of the play each game came from; :func:`~.verify.round_robin`), plays each such play again
 from scratch with the targets, settings and synthesiser parameters the store recorded for it,
-in the same worker pool the games are played in (:func:`~.runner.workers`), and compares the
+in the same worker pool the games are played in (:func:`~.workers.workers`), and compares the
 sampled games' outcomes value by value:
 
 * ``identical``: every value bit for bit;
@@ -32,8 +32,9 @@ from privmetrics.data.datasets import load_dataset
 from privmetrics.experiments.game_store import SETTINGS, TABLES, GameStore, expected
 from privmetrics.experiments.games import play_configuration
 from privmetrics.experiments.profiles import Profile
-from privmetrics.experiments.runner import results_path, workers
+from privmetrics.experiments.runner import results_path
 from privmetrics.experiments.verify import TOLERANCE, configurations, round_robin
+from privmetrics.experiments.workers import workers
 from privmetrics.synthesisers.cache import code_fingerprint
 
 GAMES = tuple(TABLES)

@@ -28,7 +28,6 @@ recorded in the store with its commit, machine and wall time.
 from __future__ import annotations
 
 import os
-import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -36,17 +35,20 @@ from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 from tqdm import tqdm
 
 from privmetrics.data.datasets import load_dataset
 from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
 from privmetrics.experiments.analysis import summarise
+from privmetrics.experiments.cell_utility import cell_utility
 from privmetrics.experiments.grid import Configuration, grid_configurations, grid_metrics
 from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.store import ResultsStore, current_commit, missing_note
 from privmetrics.experiments.ways import edition
+from privmetrics.experiments.workers import exit_with_parent, stop_workers, workers
 from privmetrics.metrics import evaluate, select
+from privmetrics.metrics.release_utility import MEASURES as UTILITY_MEASURES
 from privmetrics.paths import CheckoutNotFoundError, checkout_root
 from privmetrics.synthesisers import SyntheticCache
 from privmetrics.synthesisers.cache import (
@@ -113,52 +115,6 @@ def generated_with_provenance(
     return real, schema, synthetic, provenance
 
 
-_WATCHED = False
-
-
-def exit_with_parent(parent: int) -> None:
-    """In a worker process started by ``parent``: end this process (within a second) once the
-    parent is gone, so a killed runner leaves no worker computing and writing on. Does nothing in
-    the parent itself or in a process that ``parent`` did not start (a Dask worker)."""
-    global _WATCHED
-    if _WATCHED or os.getpid() == parent or os.getppid() != parent:
-        return
-    _WATCHED = True
-
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
-
-
-def workers(n_jobs: int) -> Parallel:
-    """A joblib pool whose worker processes watch this process from the moment they start
-    (:func:`exit_with_parent` as loky's initializer): a runner killed before it hands out its
-    first task, or while its workers sit idle, leaves no worker behind (loky would keep them
-    for its idle timeout, minutes, and with them its resource tracker and /dev/shm folders)."""
-    from joblib._parallel_backends import LokyBackend
-
-    backend = LokyBackend(initializer=exit_with_parent, initargs=(os.getpid(),))
-    return Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
-
-
-def stop_workers() -> None:
-    """Kill this process's joblib (loky) worker processes. When the loop that writes their
-    results raises (a store that refuses a row), joblib shuts its executor but leaves the workers
-    computing, and the process waits for them: a games run whose store refused its first play
-    kept two cores busy for 25 minutes. The runner and the games call this before they re-raise."""
-    import psutil
-
-    for child in psutil.Process().children(recursive=True):
-        try:
-            if "loky" in " ".join(child.cmdline()):
-                child.kill()
-        except psutil.Error:  # ended meanwhile
-            continue
-
-
 # techniques that train with torch: torch must be imported before a cell's thread cap is set, or
 # the first such cell of a worker trains on every core and the next ones on their share, and
 # their tables differ (torch adds in another order)
@@ -192,7 +148,12 @@ def compute_cell(
             cell, profile, cache_root, refresh
         )
         synth_seconds = time.perf_counter() - start
+        measures = [m for m in metrics if m in UTILITY_MEASURES]
+        metrics = [m for m in metrics if m not in UTILITY_MEASURES]
         scores = evaluate(real, synthetic, schema, metrics=metrics, seed=cell.seed)
+        utility = cell_utility(
+            cell.dataset, cell.rows, profile.seed, real, synthetic, schema, cell.seed, measures
+        )
     record = {
         "dataset": cell.dataset,
         "config": cell.config.label,
@@ -205,6 +166,7 @@ def compute_cell(
         "cell_seconds": time.perf_counter() - start,
         "threads": threads,
         **provenance,
+        "utility": utility,  # the store's utility rows (written with the cell)
     }
     return record, scores.to_dict("records")
 
@@ -325,6 +287,7 @@ class _Run:
                 self.store.write_cell(
                     {**record, "commit_id": commit}, scores, replace=replace, session=self.session,
                     wall_seconds=time.perf_counter() - self.start,
+                    utility=record.get("utility", ()),
                 )  # fmt: skip
                 written += 1
         except BaseException:
@@ -378,7 +341,7 @@ def generate_tables(
 
 def _needing_more_runs(store, runs, names, settings) -> list[tuple[str, str]]:
     results = store.results()
-    results = results[results.metric.isin(names)]
+    results = results[results.metric.isin(names)]  # the utility measures are not SEM-ruled
     sem = summarise(results)["sem"].groupby(["dataset", "config"]).max()
     return [
         key

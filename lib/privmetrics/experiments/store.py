@@ -1,6 +1,6 @@
 """The results database (SQLite): one row per dataset, configuration, run and metric.
 
-Three tables. ``cells`` has one row per generated table (dataset, configuration, run), with its
+Four tables. ``cells`` has one row per generated table (dataset, configuration, run), with its
 technique, parameters, seed, rows, synthesis time, the cell's wall time, the library version and
 the commit that computed it, and what made its table: ``code`` (the technique's code fingerprint,
 :func:`~privmetrics.synthesisers.cache.code_fingerprint`), ``cache_key`` (the digest of the full
@@ -10,7 +10,9 @@ code fingerprint, library versions), ``table_checksum`` (SHA-256 of the generate
 another order with another count, so a neural table regenerates only with the same count). ``scores`` has one row per metric on that table. A finished cell is
 written in **one transaction** (its cell row and all its scores), so a run killed at any moment
 leaves either the whole cell or nothing of it; the primary keys make a duplicate impossible.
-``sessions`` has one row per runner invocation that computed something: profile, commit, start and
+``utility`` has one row per utility measure of that table
+(:mod:`privmetrics.metrics.release_utility`: marginal TVDs, train-on-synthetic accuracy), written
+in the same transaction as its scores. ``sessions`` has one row per runner invocation that computed something: profile, commit, start and
 end, cores and load, and how many cells it wrote (the provenance of a shipped store); its cell
 count, end and wall time are updated with every cell written, so a session that was killed still
 says what it did up to its last cell. The view
@@ -158,6 +160,12 @@ class ResultsStore(Database):
         PRIMARY KEY (dataset, config, run, metric),
         FOREIGN KEY (dataset, config, run) REFERENCES cells (dataset, config, run)
     );
+    CREATE TABLE IF NOT EXISTS utility (
+        dataset TEXT NOT NULL, config TEXT NOT NULL, run INTEGER NOT NULL, measure TEXT NOT NULL,
+        value REAL NOT NULL, seconds REAL NOT NULL, finished TEXT NOT NULL,
+        PRIMARY KEY (dataset, config, run, measure),
+        FOREIGN KEY (dataset, config, run) REFERENCES cells (dataset, config, run)
+    );
     CREATE TABLE IF NOT EXISTS sessions (
         started TEXT NOT NULL, ended TEXT, profile TEXT NOT NULL, commit_id TEXT, version TEXT,
         host TEXT, cores INTEGER, load REAL, n_jobs INTEGER, cells INTEGER, wall_seconds REAL
@@ -184,10 +192,14 @@ class ResultsStore(Database):
     )
 
     def done(self) -> dict[tuple[str, str, int], set[str]]:
-        """(dataset, config, run) -> the metrics already scored on that cell."""
+        """(dataset, config, run) -> the metrics and utility measures already scored on that cell."""
         out: dict[tuple[str, str, int], set[str]] = {}
         with self._connection() as conn:
-            for d, c, r, m in conn.execute("SELECT dataset, config, run, metric FROM scores"):
+            found = conn.execute(
+                "SELECT dataset, config, run, metric FROM scores"
+                " UNION ALL SELECT dataset, config, run, measure FROM utility"
+            )
+            for d, c, r, m in found:
                 out.setdefault((d, c, int(r)), set()).add(m)
         return out
 
@@ -198,8 +210,10 @@ class ResultsStore(Database):
         replace: bool = False,
         session: int | None = None,
         wall_seconds: float | None = None,
+        utility: Iterable[dict] = (),
     ) -> None:
-        """Record one finished cell and its scores atomically (one transaction).
+        """Record one finished cell, its scores and its ``utility`` rows (measure, value, seconds)
+        atomically (one transaction).
 
         ``cell`` holds dataset, config, run, technique, params, seed, rows, synth_seconds and
         optionally cell_seconds, commit_id, code, cache_key, generator and table_checksum;
@@ -215,10 +229,14 @@ class ResultsStore(Database):
             (*key, s["metric"], s["category"], float(s["score"]), float(s["seconds"]), now)
             for s in scores
         ]
+        measured = [
+            (*key, u["measure"], float(u["value"]), float(u["seconds"]), now) for u in utility
+        ]
         where = "dataset = ? AND config = ? AND run = ?"
         with self._connection() as conn:
             if replace:
                 conn.execute(f"DELETE FROM scores WHERE {where}", key)
+                conn.execute(f"DELETE FROM utility WHERE {where}", key)
                 conn.execute(f"DELETE FROM cells WHERE {where}", key)
             conn.execute(
                 "INSERT OR IGNORE INTO cells (dataset, config, run, technique, params, seed, rows,"
@@ -232,6 +250,7 @@ class ResultsStore(Database):
                  cell.get("threads")),
             )  # fmt: skip
             conn.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.executemany("INSERT OR IGNORE INTO utility VALUES (?, ?, ?, ?, ?, ?, ?)", measured)
             if session is not None:
                 conn.execute(
                     "UPDATE sessions SET cells = cells + 1, ended = ?, wall_seconds = ?"
@@ -305,12 +324,22 @@ class ResultsStore(Database):
         with self._connection() as conn:
             return pd.read_sql_query("SELECT * FROM results", conn)
 
+    def utility(self) -> pd.DataFrame:
+        """Every utility measure with its cell's technique, parameters and seed, one row each."""
+        with self._connection() as conn:
+            return pd.read_sql_query(
+                "SELECT u.dataset, u.config, c.technique, c.params, u.run, c.seed, c.rows,"
+                " u.measure, u.value, u.seconds FROM utility u JOIN cells c"
+                " USING (dataset, config, run)",
+                conn,
+            )
+
     def cells(self) -> pd.DataFrame:
         with self._connection() as conn:
             return pd.read_sql_query("SELECT * FROM cells", conn)
 
     def count(self, table: str = "scores") -> int:
-        if table not in ("scores", "cells"):
+        if table not in ("scores", "cells", "utility"):
             raise ValueError(f"no table {table!r}")
         with self._connection() as conn:
             return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])

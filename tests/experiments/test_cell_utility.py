@@ -1,0 +1,71 @@
+"""Utility per grid cell: stored with the cell in one transaction, resumed like a metric, measured
+on a holdout the sample never held, and left out of the profiles that do not ask for it."""
+
+import pandas as pd
+import pytest
+
+from privmetrics.data.datasets import holdout_rows, load_dataset
+from privmetrics.experiments import grid, runner
+from privmetrics.experiments.profiles import PROFILES
+from privmetrics.experiments.store import ResultsStore
+from privmetrics.metrics.release_utility import MEASURES
+
+CELL = {
+    "dataset": "toy", "config": "Random", "run": 0, "technique": "random", "params": "{}",
+    "seed": 0, "rows": 10, "synth_seconds": 0.1,
+}  # fmt: skip
+SCORE = [{"metric": "DCR", "category": "c", "score": 0.5, "seconds": 0.1}]
+
+
+def test_utility_is_written_with_its_cell_and_replaced_with_it(tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    store.write_cell(
+        CELL, SCORE, utility=[{"measure": "one-way TVD", "value": 0.2, "seconds": 0.01}]
+    )
+    assert store.done()[("toy", "Random", 0)] == {"DCR", "one-way TVD"}
+    assert store.utility()[["technique", "measure", "value"]].values.tolist() == [
+        ["random", "one-way TVD", 0.2]
+    ]
+    with pytest.raises(ValueError):  # a bad utility value: nothing of the new cell remains
+        store.write_cell(
+            {**CELL, "run": 1},
+            SCORE,
+            utility=[{"measure": "one-way TVD", "value": "x", "seconds": 0}],
+        )
+    assert store.count("cells") == 1 and store.count("utility") == 1
+    store.write_cell(CELL, SCORE, replace=True)  # recomputed by newer code, without utility
+    assert store.count("utility") == 0 and store.count("cells") == 1
+
+
+def test_a_grid_measures_each_cells_utility_once(tmp_path):
+    def run():
+        return runner.run_grid(
+            PROFILES["smoke"], datasets=["flchain"], techniques=("random", "real"),
+            metrics=["DCR", *MEASURES], rows=300, store=ResultsStore(tmp_path / "r.sqlite"),
+            cache_root=str(tmp_path / "cache"), n_jobs=1, progress=False,
+        )  # fmt: skip
+
+    utility = run().utility()
+    assert len(utility) == 2 * PROFILES["smoke"].min_runs * len(MEASURES)
+    means = utility.groupby(["config", "measure"]).value.mean()
+    assert means["Real", "two-way TVD"] == 0 < means["Random", "two-way TVD"]
+    assert means["Real", "TSTR accuracy"] > means["Random", "TSTR accuracy"]
+    again = run().utility()
+    assert again.value.tolist() == utility.value.tolist()  # resumed: nothing measured again
+    assert ResultsStore(tmp_path / "r.sqlite").count("scores") == len(utility) // len(MEASURES)
+
+
+def test_the_holdout_holds_no_row_of_the_sample():
+    sample, _ = load_dataset("flchain", n=2000, seed=0)
+    holdout = holdout_rows("flchain", 2000, seed=0, size=3000)
+    full, _ = load_dataset("flchain")
+    assert len(holdout) == 3000
+    together = pd.concat([sample, holdout]).value_counts()
+    assert (together <= full.value_counts().reindex(together.index)).all()  # disjoint positions
+    assert holdout_rows("flchain", None).empty  # the whole dataset leaves none
+
+
+def test_which_profiles_measure_utility():
+    assert set(MEASURES) <= set(grid.grid_metrics(PROFILES["quick"]))
+    assert not set(MEASURES) & set(grid.grid_metrics(PROFILES["paper"]))
+    assert not set(MEASURES) & set(grid.grid_metrics(PROFILES["quick"], ["DCR"]))
