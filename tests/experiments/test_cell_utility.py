@@ -1,6 +1,8 @@
 """Utility per grid cell: stored with the cell in one transaction, resumed like a metric, measured
 on a holdout the sample never held, and left out of the profiles that do not ask for it."""
 
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
@@ -67,5 +69,33 @@ def test_the_holdout_holds_no_row_of_the_sample():
 
 def test_which_profiles_measure_utility():
     assert set(MEASURES) <= set(grid.grid_metrics(PROFILES["quick"]))
-    assert not set(MEASURES) & set(grid.grid_metrics(PROFILES["paper"]))
+    assert not set(MEASURES) & set(grid.grid_metrics(PROFILES["paper"], technique="ctgan"))
     assert not set(MEASURES) & set(grid.grid_metrics(PROFILES["quick"], ["DCR"]))
+
+
+def test_mst_and_aim_are_grid_techniques_that_editions_leave_out(tmp_path):
+    from privmetrics.experiments.ways import edition
+
+    labels = [c.label for c in grid.grid_configurations(("aim", "random"))]
+    assert labels == ["Random"] + [f"AIM ε={e:g}" for e in grid.EPSILONS]
+    assert not {c.technique for c in grid.grid_configurations(None, ())} & {"aim", "mst"}
+    one_run = replace(
+        PROFILES["smoke"], min_runs=1, max_runs=1, synthesisers={"mst": {"iters": 200}}
+    )
+    store = runner.run_grid(
+        one_run, datasets=["flchain"], techniques=("mst", "real"),
+        metrics=["DCR", *MEASURES], rows=200, store=ResultsStore(tmp_path / "r.sqlite"),
+        cache_root=str(tmp_path / "cache"), n_jobs=1, progress=False,
+    )  # fmt: skip
+    results = store.results()
+    assert set(results.technique) == {"mst", "real"}
+    assert set(edition(results).technique) == {"real"}
+    assert set(edition(results, extras=True).technique) == {"mst", "real"}
+    tvd = store.utility().query("measure == 'two-way TVD'").groupby("config").value.mean()
+    assert tvd["MST ε=10"] < tvd["MST ε=0.2"]  # it learns with more budget
+
+
+def test_the_paper_profile_measures_utility_only_of_cells_computed_with_it():
+    paper = PROFILES["paper"]
+    assert set(MEASURES) <= set(grid.grid_metrics(paper, technique="aim"))
+    assert not set(MEASURES) & set(grid.grid_metrics(paper, technique="ctgan"))

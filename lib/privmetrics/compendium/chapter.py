@@ -44,11 +44,14 @@ class Chapter:
         """The dataset a page's single worked study uses: Texas where it is shown."""
         return "texas" if "texas" in self.datasets else self.datasets[0]
 
-    def results(self, metrics: str = "all", way: str = "ours") -> pd.DataFrame:
-        """The profile's scores of :attr:`datasets` (:func:`~privmetrics.experiments.runner.load_results`)."""
+    def results(
+        self, metrics: str = "all", way: str = "ours", extras: bool = False
+    ) -> pd.DataFrame:
+        """The profile's scores of :attr:`datasets` (:func:`~privmetrics.experiments.runner.load_results`;
+        ``extras``: with MST and AIM)."""
         return load_results(
             self.profile, compute=self.compute, datasets=self.datasets, progress=False,
-            metrics=metrics, way=way,
+            metrics=metrics, way=way, extras=extras,
         )  # fmt: skip
 
     def study_table(self, dataset: str, config: Configuration, run: int = 0):

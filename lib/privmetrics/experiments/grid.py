@@ -7,6 +7,10 @@ the paper ran ("PATE-GAN (paper)": synthcity's 10 teachers and vote noise of sca
 :mod:`privmetrics.synthesisers.pategan`) at the same four epsilons. The analyses take either our
 PATE-GAN or the paper's (:func:`privmetrics.experiments.ways.edition`), never both.
 
+Beside them, the profiles can hold the DP synthesisers the paper did not run
+(:data:`EXTRA_TECHNIQUES`: MST and AIM, at the same four epsilons); like the control below, the
+paper's analyses leave them out unless asked, so every reproduced table stays the paper's grid.
+
 The grid also holds the Uniform baseline (Section 8.3) as a *control*: no analysis reads it by
 default (:func:`~privmetrics.experiments.ways.edition` leaves it out), and the comparison chapter
 puts it in Random's place to measure whether our Random baseline (Algorithm 22) explains a
@@ -32,7 +36,12 @@ DISPLAY = {
     "tvae": "TVAE",
     "privbayes": "PrivBayes",
     "pategan": "PATE-GAN",
+    "mst": "MST",
+    "aim": "AIM",
 }
+# DP synthesisers beyond the paper's four, at the grid's epsilons: a profile computes those its
+# ``grid_extras`` names (any of them when asked by name), and editions leave them out unless asked
+EXTRA_TECHNIQUES = ("mst", "aim")
 
 
 # synthcity's PATE-GAN defaults that make every teacher vote a coin flip (Section 7.2's symptom)
@@ -90,10 +99,24 @@ def paper_configurations(
     return configs
 
 
-def grid_configurations(techniques: tuple[str, ...] | None = None) -> list[Configuration]:
+def grid_configurations(
+    techniques: tuple[str, ...] | None = None, extras: tuple[str, ...] = EXTRA_TECHNIQUES
+) -> list[Configuration]:
     """What the runner computes: :func:`paper_configurations` with the paper's PATE-GAN settings
-    and the Uniform control."""
-    return paper_configurations(techniques, with_uniform=True, with_paper_settings=True)
+    and the Uniform control, then the ``extras`` of :data:`EXTRA_TECHNIQUES` at every epsilon.
+    ``techniques`` picks among all of them, extras included whatever ``extras`` says."""
+    if techniques is not None:
+        extras = tuple(t for t in EXTRA_TECHNIQUES if t in techniques)
+        paper = tuple(t for t in techniques if t not in EXTRA_TECHNIQUES)
+        configs = paper_configurations(paper, True, True) if paper else []
+    else:
+        configs = paper_configurations(None, with_uniform=True, with_paper_settings=True)
+    unknown = set(extras) - set(EXTRA_TECHNIQUES)
+    if unknown:
+        raise KeyError(f"unknown technique(s) {sorted(unknown)} for the experiment grid")
+    return configs + [
+        Configuration(t, e) for t in EXTRA_TECHNIQUES if t in extras for e in EPSILONS
+    ]
 
 
 # configurations the grid holds only to measure a cause; editions leave them out unless asked
@@ -107,12 +130,13 @@ def configuration_order(labels) -> list[str]:
     return sorted(labels, key=lambda lab: (order.get(lab, len(order)), lab))
 
 
-def grid_metrics(profile, metrics=None) -> list[str]:
+def grid_metrics(profile, metrics=None, technique: str | None = None) -> list[str]:
     """The measures a cell of ``profile``'s grid scores: ``metrics`` as
     :func:`~privmetrics.metrics.select` reads them when given (utility measures named among them
     kept as they are), else every registered measure and
     the definition variants whose tag the profile's ``grid_variants`` names (all when None), and
-    the utility measures (:mod:`privmetrics.metrics.release_utility`) when its ``grid_utility``."""
+    the utility measures (:mod:`privmetrics.metrics.release_utility`) when it measures the utility
+    of ``technique``'s cells (:meth:`~.profiles.Profile.measures_utility`; of any, when None)."""
     from privmetrics.metrics import select
     from privmetrics.metrics.release_utility import MEASURES
 
@@ -129,4 +153,4 @@ def grid_metrics(profile, metrics=None) -> list[str]:
         for m in select("everything")
         if "@" not in m.name or tags is None or m.name.split("@")[1] in tags
     ]
-    return names + (list(MEASURES) if profile.grid_utility else [])
+    return names + (list(MEASURES) if profile.measures_utility(technique) else [])

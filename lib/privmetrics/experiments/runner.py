@@ -192,8 +192,8 @@ def run_grid(
     (:func:`.cluster.dask_client`) whose workers compute the cells instead of joblib's."""
     store = store or ResultsStore(results_path(profile))
     datasets = list(datasets or profile.datasets)
-    configs = grid_configurations(techniques)
-    names = grid_metrics(profile, metrics)
+    configs = grid_configurations(techniques, profile.grid_extras)
+    names = {c.label: grid_metrics(profile, metrics, c.technique) for c in configs}
     runs = {(d, c.label): profile.min_runs for d in datasets for c in configs}
     n_jobs = n_jobs or profile.n_jobs
     stale = _stale_cells(store) if refresh_stale else set()
@@ -209,7 +209,7 @@ def run_grid(
                 for d in datasets
                 for c in configs
                 for r in range(runs[d, c.label])
-                if not set(names) <= done.get((d, c.label, r), set())
+                if not set(names[c.label]) <= done.get((d, c.label, r), set())
             ]
             if pending and session is None:
                 session = store.start_session(
@@ -221,7 +221,7 @@ def run_grid(
             run = _Run(store, session, start, stale, profile, cache_root, n_jobs, progress, client)
             run.execute(pending, done, names)
             stale = set()
-            more = _needing_more_runs(store, runs, names, profile)
+            more = _needing_more_runs(store, runs, set().union(*names.values()), profile)
             if not more:
                 return store
             for key in more:
@@ -254,7 +254,8 @@ class _Run:
     client: object = None
 
     def execute(self, cells, done, names) -> int:
-        """Compute ``cells`` (longest first) and write each as it finishes; returns how many."""
+        """Compute ``cells`` (longest first) and write each as it finishes; returns how many.
+        ``names``: configuration label -> what its cells measure."""
         if not cells:
             return 0
         commit = current_commit(checkout_root(required=False))
@@ -265,7 +266,7 @@ class _Run:
         else:
             threads, parent = 1, None  # one worker process per core; a worker has no parent watch
         tasks = [
-            (c, [m for m in names if m not in done.get(key(c), set())], self.settings,
+            (c, [m for m in names[c.config.label] if m not in done.get(key(c), set())], self.settings,
              self.cache_root, threads, parent, key(c) in self.stale)
             for c in ordered
         ]  # fmt: skip
@@ -316,7 +317,7 @@ def generate_tables(
 ) -> int:
     """Fill the synthetic-table cache for the profile's grid without scoring anything (the slow
     neural fits can run ahead of the metrics); returns the number of tables now cached."""
-    configs = grid_configurations(techniques)
+    configs = grid_configurations(techniques, profile.grid_extras)
     cells = [
         Cell(d, profile.rows_for(d), c, r, profile.seed + r)
         for d in datasets or profile.datasets
@@ -359,14 +360,15 @@ def missing_cells(
 ) -> list[Cell]:
     """The cells of the profile's grid (its minimum runs) that ``store`` lacks, whole or in part;
     ``metrics`` as :func:`run_grid` reads it."""
-    names = set(grid_metrics(profile, metrics))
     done = store.done()
+    configs = grid_configurations(techniques, profile.grid_extras)
+    names = {c.label: set(grid_metrics(profile, metrics, c.technique)) for c in configs}
     return [
         Cell(d, profile.rows_for(d), c, r, profile.seed + r)
         for d in datasets or profile.datasets
-        for c in grid_configurations(techniques)
+        for c in configs
         for r in range(profile.min_runs)
-        if not names <= done.get((d, c.label, r), set())
+        if not names[c.label] <= done.get((d, c.label, r), set())
     ]
 
 
@@ -383,11 +385,13 @@ def load_results(
     compute: bool = False,
     metrics: str | list[str] = "all",
     way: str = "ours",
+    extras: bool = False,
     **grid,
 ) -> pd.DataFrame:
     """The profile's results as edition ``way`` (:func:`.ways.edition`: ``"ours"``, ``"paper"``,
     ``"priveval"``) for ``metrics`` (as :func:`privmetrics.metrics.select` reads them) and the
-    ``datasets`` of ``grid`` when given, as a tidy DataFrame.
+    ``datasets`` of ``grid`` when given, as a tidy DataFrame; the DP synthesisers beyond the
+    paper's (:data:`.grid.EXTRA_TECHNIQUES`) only when ``extras``.
 
     A notebook never computes a grid in silence: with cells missing it prints how many and about
     how long they would take (:func:`.store.missing_note`) and shows what is there, unless ``compute``
@@ -407,7 +411,7 @@ def load_results(
             f"the {profile.name!r} grid scores {profile.grid_variants or 'every'} variant(s); "
             f"`privmetrics run --profile {profile.name} --metrics everything` adds them"
         )
-    results = edition(results, way)
+    results = edition(results, way, extras=extras)
     if datasets:
         results = results[results.dataset.isin(datasets)]
     return results[results.metric.isin([m.name for m in select(metrics)])].reset_index(drop=True)

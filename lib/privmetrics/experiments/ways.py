@@ -11,26 +11,33 @@ names, so that every analysis of :mod:`.analysis` runs on it unchanged:
 * ``"priveval"``: PrivEval's definitions where they differ (``<metric>@priveval``), our PATE-GAN.
 
 Every edition leaves out the grid's control configurations (:data:`.grid.CONTROLS`, the Uniform
-baseline) unless ``controls=True``: the paper's analyses know two baselines, Real and Random.
+baseline) unless ``controls=True``, and the DP synthesisers the paper did not run
+(:data:`.grid.EXTRA_TECHNIQUES`) unless ``extras=True``: the paper's analyses know two baselines,
+Real and Random, and four synthesisers.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from privmetrics.experiments.grid import CONTROLS
+from privmetrics.experiments.grid import CONTROLS, EXTRA_TECHNIQUES
 
 EDITIONS = ("ours", "paper", "priveval")
 PAPER_SETTING = " (paper)"  # in a configuration label: a technique run with the paper's settings
 
 
-def edition(results: pd.DataFrame, way: str = "ours", controls: bool = False) -> pd.DataFrame:
+def edition(
+    results: pd.DataFrame, way: str = "ours", controls: bool = False, extras: bool = False
+) -> pd.DataFrame:
     """``results`` (the tidy store table) as edition ``way``, with plain metric and config names;
-    the control configurations (Uniform) only when ``controls``."""
+    the control configurations (Uniform) only when ``controls``, the DP synthesisers beyond the
+    paper's (MST, AIM) only when ``extras``."""
     if way not in EDITIONS:
         raise ValueError(f"edition must be one of {EDITIONS}, got {way!r}")
     if not controls:
         results = results[~results.config.isin(CONTROLS)]
+    if not extras and "technique" in results:
+        results = results[~results.technique.isin(EXTRA_TECHNIQUES)]
     paper_setting = results.config.str.contains(PAPER_SETTING, regex=False)
     tagged = results.metric.str.contains("@", regex=False)
     base = results.metric.str.split("@").str[0]

@@ -38,9 +38,9 @@ that keep the model under ``max_model_size`` MB times the share of rho spent, me
 sigma and re-fits the model from all measurements (warm-started, ``iters`` steps). When a
 measurement moves the model's marginal less than its noise would, sigma halves and epsilon_t
 doubles; the last round spends what is left, so the rounds spend rho exactly. A round costs a
-mirror-descent fit, and scoring the candidates asks the model for each one's marginal, which JAX
-compiles anew for every clique shape (about 20 s a round at 18 columns on two cores): AIM is
-slow, and ``rounds`` and ``max_model_size`` are its size parameters.
+mirror-descent fit and the model's marginal of every candidate; those come from the junction tree
+in NumPy (:mod:`.junction`), since Private-PGM's own answer compiles a JAX program for every
+clique shape. ``rounds`` and ``max_model_size`` are AIM's size parameters.
 
 **What epsilon covers.** As for PrivBayes: the schema, n (it sets delta = 1/(n sqrt n)) and the
 declared domains are public; every measurement and choice that reads the rows is charged, and the
@@ -57,6 +57,7 @@ from privmetrics.data.validation import InvalidInputError, check_count, check_po
 from privmetrics.synthesisers.accounting import check_epsilon
 from privmetrics.synthesisers.base import Synthesiser, register_synthesiser
 from privmetrics.synthesisers.discretise import Discretiser, check_domain_source, resolve_domain
+from privmetrics.synthesisers.junction import JunctionMarginals
 
 INSTALL = (
     "{name} needs Private-PGM (the mbi package): `make setup` installs it, or "
@@ -298,8 +299,9 @@ class AIM(_OnPrivatePGM):
                     self.domain_, [tuple(names[i] for i in k) for k in cliques + [c]]
                 ) <= limit
             ]  # fmt: skip
+            marginals = JunctionMarginals(model)
             scores = np.array([
-                weights[c] * (np.abs(answers[c] - self._project(model, c)).sum()
+                weights[c] * (np.abs(answers[c] - marginals.project(_names(c))).sum()
                               - math.sqrt(2 / math.pi) * sigma * size[c])
                 for c in allowed
             ])  # fmt: skip
@@ -307,12 +309,12 @@ class AIM(_OnPrivatePGM):
             clique = allowed[_exponential(scores, epsilon, sensitivity, rng)]
             self.chosen_.append(clique)
             measurements.append(measure(clique, sigma))
-            before = self._project(model, clique)
+            before = marginals.project(_names(clique))
             model = estimation.mirror_descent(
                 self.domain_, measurements, known_total=float(n), iters=self.iters,
                 potentials=model.potentials,
             )  # fmt: skip
-            after = self._project(model, clique)
+            after = JunctionMarginals(model).project(_names(clique))
             if np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * size[clique]:
                 sigma, epsilon = sigma / 2, epsilon * 2  # the model stopped moving: spend more
         self.model_ = estimation.mirror_descent(
@@ -322,9 +324,10 @@ class AIM(_OnPrivatePGM):
         self.rho_used_ = used
         self.epsilon_spent_ = self.epsilon
 
-    @staticmethod
-    def _project(model, clique) -> np.ndarray:
-        return np.asarray(model.project(tuple(str(i) for i in clique)).datavector())
+
+def _names(clique: tuple[int, ...]) -> tuple[str, ...]:
+    """A clique of column positions as the model names its attributes."""
+    return tuple(str(i) for i in clique)
 
 
 def _subsets(clique: tuple[int, ...]) -> list[tuple[int, ...]]:
