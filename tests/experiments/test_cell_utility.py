@@ -99,3 +99,14 @@ def test_the_paper_profile_measures_utility_only_of_cells_computed_with_it():
     paper = PROFILES["paper"]
     assert set(MEASURES) <= set(grid.grid_metrics(paper, technique="aim"))
     assert not set(MEASURES) & set(grid.grid_metrics(paper, technique="ctgan"))
+
+
+def test_scores_of_another_table_are_not_added_to_a_cell(tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    store.write_cell({**CELL, "table_checksum": "aaa"}, SCORE)
+    utility = [{"measure": "one-way TVD", "value": 0.2, "seconds": 0.01}]
+    with pytest.warns(UserWarning, match="checksums differ"):
+        store.write_cell({**CELL, "table_checksum": "bbb"}, [], utility=utility)
+    assert store.count("utility") == 0
+    store.write_cell({**CELL, "table_checksum": "aaa"}, [], utility=utility)  # the same table
+    assert store.count("utility") == 1

@@ -132,8 +132,8 @@ PROFILES: dict[str, Profile] = {
         sem_threshold=0.02,
         studies="quick",
         # only the cells computed since utility is measured (issue 41): measuring the older ones
-        # needs their tables, which are not shipped (regenerating them takes hours of CTGAN, TVAE
-        # and PATE-GAN training)
+        # needs their tables, which are not shipped (a store refuses utility measured on a table
+        # whose checksum differs from the one its scores describe)
         grid_utility=("mst", "aim"),
         # MST and AIM join the paper grid once the shipped store holds their 72 cells: until then
         # `make reproduce PROFILE=paper` would compute them (hours); `privmetrics run --profile

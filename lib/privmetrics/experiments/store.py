@@ -29,6 +29,7 @@ import platform
 import re
 import sqlite3
 import subprocess
+import warnings
 from collections.abc import Iterable
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -220,7 +221,9 @@ class ResultsStore(Database):
         ``scores`` one dict per metric with metric, category, score, seconds. A score the cell
         already has is kept and the new one ignored (first writer wins), so two runners on one
         database never duplicate a row. ``replace``: the cell and all its scores are deleted
-        first, in the same transaction (a stale cell recomputed by newer code). ``session``: that
+        first, in the same transaction (a stale cell recomputed by newer code). Scores added to an
+        existing cell whose stored table checksum differs from ``cell``'s are refused with a
+        warning: they would describe another table. ``session``: that
         session's cell count grows by one and its end and wall time become now's.
         """
         now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -234,6 +237,20 @@ class ResultsStore(Database):
         ]
         where = "dataset = ? AND config = ? AND run = ?"
         with self._connection() as conn:
+            stored = conn.execute(f"SELECT table_checksum FROM cells WHERE {where}", key).fetchone()
+            if (
+                not replace
+                and stored
+                and stored[0]
+                and cell.get("table_checksum") not in (None, stored[0])
+            ):
+                warnings.warn(
+                    f"{self.path}: cell {key} was scored on another table than the one just "
+                    "generated for it (the table checksums differ), so its new scores and utility "
+                    "are not written; recompute it whole with --refresh-stale",
+                    stacklevel=2,
+                )
+                return
             if replace:
                 conn.execute(f"DELETE FROM scores WHERE {where}", key)
                 conn.execute(f"DELETE FROM utility WHERE {where}", key)
