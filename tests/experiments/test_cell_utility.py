@@ -10,6 +10,7 @@ from privmetrics.data.datasets import holdout_rows, load_dataset
 from privmetrics.experiments import grid, runner
 from privmetrics.experiments.profiles import PROFILES
 from privmetrics.experiments.store import ResultsStore
+from privmetrics.metrics import select
 from privmetrics.metrics.release_utility import MEASURES
 
 CELL = {
@@ -110,3 +111,12 @@ def test_scores_of_another_table_are_not_added_to_a_cell(tmp_path):
     assert store.count("utility") == 0
     store.write_cell({**CELL, "table_checksum": "aaa"}, [], utility=utility)  # the same table
     assert store.count("utility") == 1
+
+
+def test_a_command_line_list_may_name_utility_measures():
+    """``privmetrics run --metrics "DCR,two-way TVD"`` (one string) backfills utility as a list does."""
+    asked = grid.grid_metrics(PROFILES["paper"], "DCR, two-way TVD", technique="privbayes")
+    assert asked == ["DCR", "two-way TVD"]
+    assert grid.grid_metrics(PROFILES["paper"], "final") == grid.grid_metrics(
+        PROFILES["paper"], [m.name for m in select("final")]
+    )

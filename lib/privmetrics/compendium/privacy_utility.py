@@ -84,3 +84,32 @@ def plot_privacy_utility(frame: pd.DataFrame, measures=("TSTR accuracy", "two-wa
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 8), fontsize=7)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig
+
+
+def compare_at_epsilon(
+    frame: pd.DataFrame, epsilon: float = 1.0, first: str = "aim", second: str = "privbayes",
+    measure: str = "two-way TVD",
+) -> str:  # fmt: skip
+    """A generated sentence per dataset of ``frame`` (:func:`privacy_utility`): ``measure`` of
+    ``first`` against ``second`` at ``epsilon``, beside Random's (the release that learned
+    nothing), and which of the two is more useful; or which of them the store lacks."""
+    names = DISPLAY.get(first, first), DISPLAY.get(second, second)
+    better = "higher" if HIGHER_IS_BETTER[measure] else "lower"
+    sentences = []
+    for dataset, part in frame.groupby("dataset", sort=False):
+        at = part[part.epsilon.sub(epsilon).abs().lt(1e-9)].set_index("technique")[measure]
+        missing = [n for t, n in zip((first, second), names, strict=True) if t not in at.index]
+        if missing:
+            sentences.append(f"On {dataset} the store holds no {' or '.join(missing)} cell at "
+                             f"ε={epsilon:g} with utility.")  # fmt: skip
+            continue
+        a, b = at[first], at[second]
+        noise = part.loc[part.technique == "random", measure]
+        baseline = f" (Random: {noise.iloc[0]:.3f})" if len(noise) else ""
+        winner = names[0] if (a > b) == (better == "higher") else names[1]
+        sentences.append(
+            f"On {dataset} at ε={epsilon:g}, {names[0]}'s {measure} is {a:.3f} against "
+            f"{names[1]}'s {b:.3f}{baseline}; {better} is more useful, so {winner} is the more "
+            f"useful release by {abs(a - b):.3f}."
+        )
+    return " ".join(sentences)

@@ -141,9 +141,9 @@ def grid_metrics(profile, metrics=None, technique: str | None = None) -> list[st
     from privmetrics.metrics.release_utility import MEASURES
 
     if metrics is not None:
-        if isinstance(metrics, str):
-            return [m.name for m in select(metrics)]
-        asked = list(metrics)
+        asked = [m.strip() for m in metrics.split(",")] if isinstance(metrics, str) else metrics
+        if isinstance(metrics, str) and not set(asked) & set(MEASURES):
+            return [m.name for m in select(metrics)]  # "everything", "final", ...
         utility = [m for m in asked if m in MEASURES]
         rest = [m for m in asked if m not in MEASURES]
         return ([m.name for m in select(rest)] if rest else []) + utility
