@@ -171,3 +171,21 @@ def test_verify_adopts_a_stale_cell_only_when_its_table_regenerates(grid):
     recorded = grid.cells().set_index(["config", "run"]).code
     assert recorded["PrivBayes ε=2", 0] == cache_module.code_fingerprint("privbayes")
     assert recorded["PrivBayes ε=2", 1] == "older code"  # its table is not the stored one
+
+
+def test_the_provenance_report_counts_current_stale_and_unrecorded_cells(grid, capsys):
+    from privmetrics.experiments.verify import format_provenance, provenance, provenance_markdown
+
+    cells = len(grid.cells())
+    assert "every one of the" in format_provenance(provenance(grid))
+    with sqlite3.connect(grid.path) as conn:
+        conn.execute("UPDATE cells SET code = 'older' WHERE config = 'PrivBayes ε=2' AND run = 0")
+        conn.execute("UPDATE cells SET code = NULL WHERE config = 'Real' AND run = 1")
+    table = provenance(grid)
+    assert table.loc["privbayes"].tolist()[1:] == [1, 0]
+    assert table.loc["real"].tolist()[1:] == [0, 1]
+    assert int(table["current code"].sum()) == cells - 2
+    assert f"2 of {cells} cells were made by other or unrecorded code" in format_provenance(table)
+    assert "| real | 1 | 0 | 1 |" in provenance_markdown(table)  # the book's page
+    main(["verify", "--profile", "smoke", "--store", str(grid.path), "--cells", "flchain/Real/0"])
+    assert "2 of" in capsys.readouterr().out  # the command prints it before its sample

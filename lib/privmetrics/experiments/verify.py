@@ -65,7 +65,7 @@ TOLERANCE = 1e-9
 # dataset (scoring every measure costs about 3 s per 1,000 rows; the neural fits at SDV's default
 # epochs dominate theirs)
 COST_SECONDS = {"real": 3, "random": 4, "uniform": 4, "privbayes": 3, "pategan": 12,
-                "ctgan": 40, "tvae": 12}  # fmt: skip
+                "ctgan": 40, "tvae": 12, "mst": 3, "aim": 30}  # fmt: skip
 
 
 def configurations() -> dict[str, object]:
@@ -215,6 +215,48 @@ def verify(
             }
         )
     return pd.DataFrame(rows)
+
+
+def provenance(store: ResultsStore) -> pd.DataFrame:
+    """Which code made every cell of ``store``, per technique: cells whose recorded code
+    fingerprint is the current code's, cells made by other code (stale) and cells that record
+    none (computed before fingerprints were kept); ``privmetrics run --refresh-stale`` recomputes
+    the last two, ``verify --adopt`` adopts those whose tables regenerate."""
+    cells = store.cells()
+    current = cells.technique.map({t: code_fingerprint(t) for t in cells.technique.unique()})
+    made_by = np.select(
+        [cells.code.eq(current), cells.code.isna()],
+        ["current code", "code not recorded"],
+        "other code (stale)",
+    )
+    table = pd.crosstab(cells.technique, made_by).reindex(
+        columns=["current code", "other code (stale)", "code not recorded"], fill_value=0
+    )
+    table.columns.name = None
+    return table
+
+
+def format_provenance(table: pd.DataFrame) -> str:
+    """:func:`provenance` as a plain table and a one-line verdict."""
+    old = int(table.drop(columns="current code").to_numpy().sum())
+    verdict = (
+        f"every one of the {int(table.to_numpy().sum())} cells records the current code"
+        if old == 0
+        else f"{old} of {int(table.to_numpy().sum())} cells were made by other or unrecorded "
+        "code: `privmetrics run --refresh-stale` recomputes them"
+    )
+    return table.to_string() + "\nProvenance: " + verdict
+
+
+def provenance_markdown(table: pd.DataFrame) -> str:
+    """:func:`provenance` for the book: its verdict line and a Markdown table."""
+    verdict = format_provenance(table).rsplit("\nProvenance: ", 1)[1]
+    lines = [
+        "| technique | " + " | ".join(table.columns) + " |",
+        "|---|" + "---|" * len(table.columns),
+    ]
+    lines += [f"| {t} | " + " | ".join(str(v) for v in row) + " |" for t, row in table.iterrows()]
+    return f"Which code made the shipped cells: {verdict}.\n\n" + "\n".join(lines) + "\n"
 
 
 def _in_fresh_interpreter(task: tuple) -> tuple[dict, list[dict]]:
