@@ -90,8 +90,10 @@ bench-audit: setup
 bench-synth: setup
 	$(PY) -m privmetrics bench-synth --profile paper
 
+# TECHNIQUES=aim,mst for the marginal-based ones (default: PrivBayes and PATE-GAN)
 epsilon-response: setup
-	$(PY) -m privmetrics epsilon-response --dataset texas --runs 3
+	$(PY) -m privmetrics epsilon-response --dataset texas --runs 3 \
+	  $(if $(TECHNIQUES),--techniques $(TECHNIQUES))
 
 lint: setup
 	$(PY) -m ruff check lib tests

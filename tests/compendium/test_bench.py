@@ -102,3 +102,21 @@ def test_bench_audit_measures_a_small_case_in_a_child_process():
     got = _in_child("targets", 400, timeout=300)
     assert got["seconds"] > 0 and set(got["tables"]) == {"release", "Random 1", "Random 2",
                                                           "Random 3", "Real"}  # fmt: skip
+
+
+def test_the_epsilon_response_takes_techniques_and_epsilons_and_times_each_fit(capsys):
+    from privmetrics.__main__ import main
+    from privmetrics.compendium.bench_synthesisers import epsilon_response
+    from privmetrics.experiments.profiles import PROFILES
+
+    args = ["epsilon-response", "--dataset", "flchain", "--rows", "200", "--runs", "2",
+            "--techniques", "privbayes", "--epsilons", "0.2, 10", "--profile", "smoke"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith("privbayes ")]
+    assert [r[1] for r in rows] == ["0.2", "10.0"]  # one line per epsilon asked, no PATE-GAN
+    assert "fit s" in out and "at every step of [0.2, 10.0]" in out
+    table = epsilon_response("flchain", 200, 1, PROFILES["smoke"], ("privbayes",), (1.0,))
+    assert len(table) == 1 and table["fit s"].iloc[0] > 0  # the fit's CPU seconds
+    with pytest.raises(ValueError, match="unknown technique.*'nope'"):
+        epsilon_response("flchain", 50, 1, PROFILES["smoke"], ("nope",))
