@@ -40,6 +40,7 @@ def test_games_resume_and_are_keyed_by_their_settings(tmp_path, monkeypatch):
     assert sorted(release.kind) == sorted(["density ratio", "distance"] * 2)
     aucs = A.attack_table(release, draws=50, game="release").set_index(["config", "kind"])
     assert (aucs.loc["Real"].value > 0.9).all() and (aucs["n targets"] == SMOKE.game_releases).all()
+    assert (aucs.baseline == 0.5).all()  # every attack table carries its chance value
     monkeypatch.setattr(G, "play_configuration", refuse)
     again = G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"), store=store,
                         n_jobs=1, progress=False)  # fmt: skip
@@ -146,6 +147,10 @@ def test_attribute_games_have_their_own_table_and_resume(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(first, again)
     table = A.attack_table(first, draws=50, game="attribute")
     assert set(table.measure) == {"accuracy", "baseline accuracy", "advantage"}
+    rows = table.set_index(["kind", "measure"])
+    for kind in set(table.kind):  # the accuracy's baseline is the guesser's without the release
+        assert rows.baseline[kind, "accuracy"] == rows.value[kind, "baseline accuracy"]
+        assert rows.baseline[kind, "advantage"] == 0.0
     with pytest.raises(ValueError, match="unknown game"):
         S.GameStore(path, "reconstruction")
 

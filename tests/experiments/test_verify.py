@@ -186,6 +186,6 @@ def test_the_provenance_report_counts_current_stale_and_unrecorded_cells(grid, c
     assert table.loc["real"].tolist()[1:] == [0, 1]
     assert int(table["current code"].sum()) == cells - 2
     assert f"2 of {cells} cells were made by other or unrecorded code" in format_provenance(table)
-    assert "| real | 1 | 0 | 1 |" in provenance_markdown(table)  # the book's page
+    assert "| real | 1 | 0 | 1 |" in provenance_markdown(grid.path)  # the book's page
     main(["verify", "--profile", "smoke", "--store", str(grid.path), "--cells", "flchain/Real/0"])
     assert "2 of" in capsys.readouterr().out  # the command prints it before its sample

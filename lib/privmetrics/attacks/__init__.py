@@ -19,6 +19,10 @@ every target).
 practice as Giomi et al.'s attacks with a control set; ``risk``: an attack's success rates turned
 into a risk with its interval.
 
+``outcome``: the one shape every attack's result takes (value, 95% interval, and the baseline an
+attacker the release tells nothing gets), which the games' tables, the risks, the ALC and the DP
+audit all give.
+
 May import ``threads``, ``data``, ``geometry`` and ``synthesisers``; ``metrics``, the
 experiments, the audit and the compendium import from here, never the reverse.
 """

@@ -55,6 +55,7 @@ import pandas as pd
 from scipy import stats
 from tqdm import tqdm
 
+from privmetrics.attacks.outcome import Outcome
 from privmetrics.data.schema import Schema
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.threads import limited
@@ -214,6 +215,15 @@ class AuditResult:
     def holds(self) -> bool:
         """No statistic shows more than the claimed epsilon."""
         return self.epsilon_lower <= self.claimed_epsilon
+
+    def outcome(self) -> Outcome:
+        """The audited epsilon as an :class:`~.outcome.Outcome`: a one-sided 95% bound, so its
+        interval runs from the bound to the largest bound these releases could have shown;
+        baseline 0 (releases that tell nothing prove nothing). The claim is a threshold, not a
+        baseline: :attr:`holds`."""
+        return Outcome(f"DP audit, {self.technique} (claims {self.claimed_epsilon:g})",
+                       "epsilon (lower bound)", self.epsilon_lower, self.epsilon_lower,
+                       max(self.max_provable, self.epsilon_lower), 0.0, self.releases)  # fmt: skip
 
 
 def audit_epsilon(

@@ -37,6 +37,7 @@ from privmetrics.attacks.forest_baseline import (
     forest_predictor,
     select_targets,
 )
+from privmetrics.attacks.outcome import Outcome
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.fidelity import shared_codes
@@ -63,6 +64,20 @@ class ALCResult:
     @property
     def label(self) -> str:
         return A.risk_label(self.alc)
+
+    def outcome(self) -> Outcome:
+        """The ALC as an :class:`~.outcome.Outcome`, baseline 0 (the ALC is the attack's PRC beyond
+        the baseline attacker's); its interval from the Wilson interval of the chosen pair's
+        precision at its recall (the baseline's PRC taken as measured)."""
+        attack, base = self.best_attack, self.best_base
+        if attack is None or base is None:
+            nan = float("nan")
+            return Outcome(f"ALC, {self.unknown}", "ALC", nan, nan, nan, 0.0, self.targets_used)
+        low, high = (
+            float(A.alc(base.prc, A.prc(p, attack.recall))) for p in (attack.low, attack.high)
+        )
+        return Outcome(f"ALC, {self.unknown}", "ALC", self.alc, min(low, self.alc),
+                       max(high, self.alc), 0.0, self.targets_used)  # fmt: skip
 
 
 CHUNK_BYTES = 8 * 2**20  # one chunk of the best-row-match distances (float64)

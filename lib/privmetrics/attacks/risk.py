@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privmetrics.attacks.alc import Z95, probabilistic_precision, wilson_interval
+from privmetrics.attacks.outcome import Outcome
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,13 @@ class Risk:
                "control rate": self.control.value if self.control else math.nan,
                "attacks": self.main.attempts, "weak attack": self.weak}  # fmt: skip
         return out
+
+    def outcome(self) -> Outcome:
+        """The risk as an :class:`~.outcome.Outcome`: baseline 0 with a control set (the risk is
+        then net of what the release says about anyone), else the naive attacker's rate."""
+        low, high = self.interval
+        baseline = 0.0 if self.control is not None else self.baseline.value
+        return Outcome(self.name, "risk", self.value, low, high, baseline, self.main.attempts)
 
 
 __all__ = ["Z95", "Rate", "Risk"]

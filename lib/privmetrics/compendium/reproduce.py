@@ -28,23 +28,9 @@ from privmetrics.threads import available_cores
 
 # In book order; each notebook takes the papermill parameter ``profile``.
 NOTEBOOKS = [
-    "metrics",
-    "errata",
-    "datasets",
-    "synthesisers",
-    "exp11",
-    "exp12",
-    "exp21",
-    "exp22",
-    "selection",
-    "comparison",
-    "attacks",
-    "alc",
-    "disclosure",
-    "priveval",
-    "peers",
-    "own_data",
-]
+    "metrics", "errata", "datasets", "synthesisers", "exp11", "exp12", "exp21", "exp22",
+    "selection", "comparison", "attacks", "alc", "disclosure", "priveval", "peers", "own_data",
+]  # fmt: skip
 
 
 # the BLAS/OpenMP pools of a notebook's kernel, sized to its share of the cores
@@ -423,20 +409,14 @@ def write_sources_page(generated: Path | None = None) -> None:
 def write_verify_page(generated: Path | None = None) -> None:
     """The reproduce page's records of the last ``make verify`` and ``make verify-games`` on the
     shipped paper store (``verify.md``, ``verify-games.md``)."""
-    from privmetrics.experiments.store import ResultsStore
-    from privmetrics.experiments.verify import (
-        command_of,
-        provenance,
-        provenance_markdown,
-        to_markdown,
-    )
+    from privmetrics.experiments.verify import command_of, provenance_markdown, to_markdown
 
     generated = generated or checkout_root() / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
     for what in VERIFIED:
         (generated / f"{command_of(what)}.md").write_text(to_markdown(verify_record(what), what))
-    shipped = ResultsStore(checkout_root() / "results" / "paper.sqlite")
-    (generated / "provenance.md").write_text(provenance_markdown(provenance(shipped)))
+    shipped = checkout_root() / "results" / "paper.sqlite"
+    (generated / "provenance.md").write_text(provenance_markdown(shipped))
 
 
 def check_offline(html_dir: Path) -> None:

@@ -50,6 +50,7 @@ from scipy.stats import rankdata
 
 from privmetrics.attacks.attribute_game import AttributeResult, summarise_attribute
 from privmetrics.attacks.membership_game import GameResult, rank_auc, summarise
+from privmetrics.attacks.outcome import baselines
 from privmetrics.attacks.whole_release import summarise_release
 from privmetrics.experiments.analysis import at_least
 from privmetrics.metrics.registry import MIN_SPAN
@@ -118,7 +119,8 @@ def attack_table(
     """Per (dataset, config, kind, measure): the pooled value with its 95% interval (membership:
     AUC, advantage, TPR at FPR 0.1; attribute: accuracy, baseline accuracy, advantage; the
     whole-release attack: the mean AUC over releases, its kind the scoring, its "n targets" the
-    releases) and the bootstrap values behind it (``draws``, which :func:`predictiveness`
+    releases), its ``baseline`` (:func:`privmetrics.attacks.outcome.baselines`: what an attacker
+    the release tells nothing gets) and the bootstrap values behind it (``draws``, which :func:`predictiveness`
     carries into rho)."""
     columns = [
         "dataset",
@@ -128,6 +130,7 @@ def attack_table(
         "value",
         "low",
         "high",
+        "baseline",
         "n targets",
         "draws",
         "p",
@@ -144,7 +147,9 @@ def attack_table(
         else:
             table = summarise_attribute(_attribute_results(part), draws=draws, seed=seed)
         frames.append(
-            table.rename(columns={"targets": "kind"}).assign(dataset=dataset, config=config)
+            table.rename(columns={"targets": "kind"}).assign(
+                dataset=dataset, config=config, baseline=baselines(table).to_numpy()
+            )
         )
     return pd.concat(frames, ignore_index=True).reindex(columns=columns)  # attribute: no p
 

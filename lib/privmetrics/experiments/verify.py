@@ -248,8 +248,9 @@ def format_provenance(table: pd.DataFrame) -> str:
     return table.to_string() + "\nProvenance: " + verdict
 
 
-def provenance_markdown(table: pd.DataFrame) -> str:
-    """:func:`provenance` for the book: its verdict line and a Markdown table."""
+def provenance_markdown(store: ResultsStore | str | Path) -> str:
+    """:func:`provenance` of ``store`` for the book: its verdict line and a Markdown table."""
+    table = provenance(store if isinstance(store, ResultsStore) else ResultsStore(store))
     verdict = format_provenance(table).rsplit("\nProvenance: ", 1)[1]
     lines = [
         "| technique | " + " | ".join(table.columns) + " |",
