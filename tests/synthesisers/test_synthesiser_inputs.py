@@ -94,8 +94,20 @@ def test_integer_coded_categories_against_declared_text_codes_are_refused(techni
             make_synthesiser(technique, seed=0, **fast).fit(back, schema)
 
 
+@pytest.mark.parametrize("technique", ["mst", "aim"])
+def test_the_marginal_synthesisers_refuse_integer_codes_too(technique):
+    """The same refusal before any fit (the base class checks the declared domain)."""
+    from privmetrics.data.datasets import load_dataset
+    from privmetrics.synthesisers import make_synthesiser
+
+    real, schema = load_dataset("texas", n=300, seed=0)
+    coded = real.assign(PAT_AGE=real.PAT_AGE.astype(int))
+    with pytest.raises(InvalidInputError, match=r"'PAT_AGE' holds number values \(e\.g\."):
+        make_synthesiser(technique, seed=0).fit(coded, schema)
+
+
 @pytest.mark.parametrize("technique", ["random", "uniform", "privbayes", "pategan", "real",
-                                       "ctgan", "tvae"])  # fmt: skip
+                                       "ctgan", "tvae", "mst", "aim"])  # fmt: skip
 def test_every_synthesiser_refuses_a_one_row_table(texas300, technique):
     """Random and Uniform fitted one row and released it (plus noise): that person's record."""
     from privmetrics.synthesisers import make_synthesiser
