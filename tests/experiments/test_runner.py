@@ -292,3 +292,17 @@ def test_an_edition_the_store_cannot_give_is_refused(tmp_path, monkeypatch):
     assert paper.metric.tolist() == ["DCR"] and paper.score.tolist() == [0.4]
     with pytest.raises(ValueError, match="no `@priveval` readings.*--metrics everything"):
         runner.load_results(profile, way="priveval")
+
+
+def test_a_cell_frees_the_programs_private_pgm_compiled(tmp_path, monkeypatch):
+    """A paper run of AIM cells in one process stopped after five cells with "LLVM compilation
+    error: Cannot allocate memory" (JAX keeps every compiled program; the memory maps ran out):
+    each cell now clears JAX's caches once its table is made."""
+    jax = pytest.importorskip("jax")  # with the private-pgm extra that make setup installs
+
+    cleared = []
+    monkeypatch.setattr(jax, "clear_caches", lambda: cleared.append(True))
+    config = grid.Configuration("privbayes", 1.0)
+    cell = runner.Cell("flchain", 100, config, 0, 0)
+    record, scores = runner.compute_cell(cell, ["DCR"], PROFILES["smoke"], str(tmp_path))
+    assert cleared == [True] and [s["metric"] for s in scores] == ["DCR"]

@@ -28,6 +28,7 @@ recorded in the store with its commit, machine and wall time.
 from __future__ import annotations
 
 import os
+import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -148,6 +149,8 @@ def compute_cell(
             cell, profile, cache_root, refresh
         )
         synth_seconds = time.perf_counter() - start
+        if "jax" in sys.modules:  # Private-PGM compiles programs per model shape: free them, or a
+            sys.modules["jax"].clear_caches()  # long run of AIM cells runs out of memory maps
         measures = [m for m in metrics if m in UTILITY_MEASURES]
         metrics = [m for m in metrics if m not in UTILITY_MEASURES]
         scores = evaluate(real, synthetic, schema, metrics=metrics, seed=cell.seed)
