@@ -57,6 +57,9 @@ def test_a_metric_that_ranks_like_the_attack_tracks_it_and_one_that_misses_says_
     # a metric that cannot place a release (Random and Real alike) is judged on nothing
     assert np.isnan(table.loc["flat", "rho"]) and table.loc["flat", "verdict"] == A.CANNOT_TELL
     assert (table.configurations == len(AUC)).all() and table["attack works on Real"].all()
+    # separated from chance: c2-c5 and Real (AUC 0.6 up, interval above 0.5); shown at chance:
+    # Random alone (0.45-0.55; c6's 0.47-0.57 reaches past the band)
+    assert (table["above chance"] == 5).all() and (table["at chance"] == 1).all()
     # the same scores against an attack whose interval on Real reaches chance: no verdict
     attacks, results = attacks_and_results({"same": placed(AUC)}, AUC, width=0.5)
     table = A.predictiveness(attacks, results)
@@ -277,5 +280,6 @@ def test_the_findings_count_the_verdicts_and_name_the_missed_configurations():
     )
     said = F.findings(A.predictiveness(attacks, results), final=["linear"], named=())
     assert "of 2 measures, 1 misses a risk, 1 tracks the attack" in said
+    assert "8 configurations; the attack separates 5 of them from chance and shows 1 at" in said
     assert "of the paper's final seven, 1 misses a risk" in said
     assert "these miss the risk in the configurations named: linear (c2)" in said

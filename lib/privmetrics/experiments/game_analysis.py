@@ -233,8 +233,8 @@ def alarms(
 
 
 PREDICTIVENESS = ["dataset", "kind", "metric", "rho", "low", "high", "configurations",
-                  "attack works on Real", "attack reliability", "targets", "missed risks",
-                  "false alarms", "verdict"]  # fmt: skip
+                  "attack works on Real", "attack reliability", "targets", "above chance",
+                  "at chance", "missed risks", "false alarms", "verdict"]  # fmt: skip
 
 
 def predictiveness(
@@ -268,6 +268,10 @@ def predictiveness(
         placed = positions(means.loc[dataset]) if {"Random", "Real"} <= set(scores.index) else None
         # Bonferroni over the configurations scanned for a missed risk
         alpha = 0.05 / max(len(bounds) - 1, 1)
+        # how many configurations the attack separates from chance, and how many it shows at
+        # chance: where most sit at chance their order is noise and the reliability stays low
+        above = sum(_above_chance(r, chance, alpha) for _, r in bounds.iterrows())
+        level = sum(at_chance(r, chance) for _, r in bounds.iterrows())
         for metric in scores.columns:
             x = scores[metric].to_numpy(float)
             keep = ~np.isnan(x)
@@ -292,7 +296,7 @@ def predictiveness(
             rows.append({"dataset": dataset, "kind": kind, "metric": metric, "rho": rho,
                          "low": float(low), "high": float(high), "configurations": len(x),
                          "attack works on Real": works, "attack reliability": steady, "targets": targets,
-                         "missed risks": ", ".join(missed), "false alarms": ", ".join(false),
+                         "above chance": above, "at chance": level, "missed risks": ", ".join(missed), "false alarms": ", ".join(false),
                          "verdict": decide(usable, steady, rho, low, high, missed, false, decided)})  # fmt: skip
     return pd.DataFrame(rows, columns=PREDICTIVENESS)
 

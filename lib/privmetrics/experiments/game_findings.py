@@ -45,9 +45,13 @@ def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("A
             continue
         steady = float(part["attack reliability"].iloc[0])
         mine = part[part.metric.isin(final)]
+        spread = ""
+        if "above chance" in part.columns:
+            spread = (f"; the attack separates {int(part['above chance'].iloc[0])} of them from "
+                      f"chance and shows {int(part['at chance'].iloc[0])} at chance")  # fmt: skip
         line = (
             f"- **{dataset}, {kind} targets** ({targets} targets, {int(part.configurations.max())} "
-            f"configurations, attack reliability {steady:.2f}): of {len(part)} measures, "
+            f"configurations{spread}; attack reliability {steady:.2f}): of {len(part)} measures, "
             f"{_counted(part.verdict)}; of the paper's final seven, {_counted(mine.verdict)}."
         )
         for column, what in (
