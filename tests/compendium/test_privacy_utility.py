@@ -36,12 +36,15 @@ def test_the_frame_averages_runs_and_reads_only_the_seven():
     # NNDR is not among the paper's seven: the risk is DCR's mean alone
     assert frame.loc["PrivBayes ε=1", "privacy risk"] == pytest.approx(0.22)
     assert frame.loc["PrivBayes ε=10", "epsilon"] == 10.0
-    assert pd.isna(frame.loc["Random", "epsilon"])
+    assert pd.isna(frame.loc["Random", "epsilon"]) and (frame.runs == 2).all()
 
 
 def test_the_comparison_names_the_more_useful_release_with_its_baseline():
     sentence = compare_at_epsilon(privacy_utility(*_store()))
-    assert "AIM's two-way TVD is 0.080 against PrivBayes's 0.110 (Random: 0.400)" in sentence
+    assert (
+        "AIM's two-way TVD is 0.080 against PrivBayes's 0.110 (runs: 2 and 2); Random's is 0.400"
+        in sentence
+    )
     assert "so AIM is the more useful release by 0.030" in sentence
     reverse = compare_at_epsilon(privacy_utility(*_store()), first="privbayes", second="aim")
     assert "so AIM is the more useful" in reverse

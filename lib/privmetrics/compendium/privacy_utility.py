@@ -27,8 +27,9 @@ MARKERS = {
 
 def privacy_utility(results: pd.DataFrame, utility: pd.DataFrame) -> pd.DataFrame:
     """One row per (dataset, config) found in both ``results`` (the tidy scores) and ``utility``
-    (:meth:`~privmetrics.experiments.store.ResultsStore.utility`): technique, epsilon, the mean
-    privacy risk of the paper's seven metrics and one column per utility measure (run means)."""
+    (:meth:`~privmetrics.experiments.store.ResultsStore.utility`): technique, epsilon, the runs
+    measured, the mean privacy risk of the paper's seven metrics and one column per utility
+    measure (run means)."""
     seven = paper_tables()["table12"]
     risk = (
         results[results.metric.isin(seven)]
@@ -41,8 +42,9 @@ def privacy_utility(results: pd.DataFrame, utility: pd.DataFrame) -> pd.DataFram
     )
     cells = utility.drop_duplicates(["dataset", "config"]).set_index(["dataset", "config"])
     epsilon = cells.params.map(lambda p: json.loads(p).get("epsilon"))
+    runs = utility.groupby(["dataset", "config"]).run.nunique().rename("runs")
     frame = pd.concat(
-        [cells.technique, epsilon.rename("epsilon"), risk, measures], axis=1, join="inner"
+        [cells.technique, epsilon.rename("epsilon"), runs, risk, measures], axis=1, join="inner"
     )
     frame.columns.name = None
     order = configuration_order(frame.index.unique("config"))
@@ -104,12 +106,14 @@ def compare_at_epsilon(
                              f"ε={epsilon:g} with utility.")  # fmt: skip
             continue
         a, b = at[first], at[second]
+        runs = part[part.epsilon.sub(epsilon).abs().lt(1e-9)].set_index("technique").runs
+        counted = f" (runs: {runs[first]} and {runs[second]})" if "runs" in part else ""
         noise = part.loc[part.technique == "random", measure]
-        baseline = f" (Random: {noise.iloc[0]:.3f})" if len(noise) else ""
+        baseline = f"; Random's is {noise.iloc[0]:.3f}" if len(noise) else ""
         winner = names[0] if (a > b) == (better == "higher") else names[1]
         sentences.append(
             f"On {dataset} at ε={epsilon:g}, {names[0]}'s {measure} is {a:.3f} against "
-            f"{names[1]}'s {b:.3f}{baseline}; {better} is more useful, so {winner} is the more "
-            f"useful release by {abs(a - b):.3f}."
+            f"{names[1]}'s {b:.3f}{counted}{baseline}; {better} is more useful, so {winner} is "
+            f"the more useful release by {abs(a - b):.3f}."
         )
     return " ".join(sentences)
