@@ -272,6 +272,8 @@ def test_too_few_targets_give_no_verdict():
     assert said == ("- No measure can be judged on d, random targets (4 targets, fewer than 10): an "
                     "attack that does not work on the release that is its training table, or an "
                     "interval over too few targets, decides nothing.\n")  # fmt: skip
+    said = F.findings(table, final=[], kinds="scoring", units="releases")  # the whole release
+    assert "d, random scoring (4 releases, fewer than 10)" in said and "too few releases" in said
 
 
 def test_the_findings_count_the_verdicts_and_name_the_missed_configurations():

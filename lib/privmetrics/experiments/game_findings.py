@@ -27,20 +27,24 @@ def _counted(verdicts: pd.Series) -> str:
     return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts.get(v))
 
 
-def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("ALC", "DCR")) -> str:
+def findings(
+    table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("ALC", "DCR"),
+    kinds: str = "targets", units: str = "targets",
+) -> str:  # fmt: skip
     """The chapter's generated sentences: one for the (dataset, kind)s no measure can be judged
     on, and why; per other (dataset, kind), the verdict counts of every measure and of the
     paper's ``final`` seven, the configurations where those miss a risk or raise a false alarm,
-    and the ``named`` measures' verdicts."""
+    and the ``named`` measures' verdicts. ``kinds`` names what a kind is and ``units`` what the
+    attack's intervals resample (for the whole-release attack: "scoring" and "releases")."""
     lines, undecided = [], []
     for (dataset, kind), part in table.groupby(["dataset", "kind"], sort=False):
         targets = int(part.targets.iloc[0])
         if not part["attack works on Real"].any():
-            undecided.append(f"{dataset}, {kind} targets (the attack does not catch Real)")
+            undecided.append(f"{dataset}, {kind} {kinds} (the attack does not catch Real)")
             continue
         if targets < MIN_TARGETS:
             undecided.append(
-                f"{dataset}, {kind} targets ({targets} targets, fewer than {MIN_TARGETS})"
+                f"{dataset}, {kind} {kinds} ({targets} {units}, fewer than {MIN_TARGETS})"
             )
             continue
         steady = float(part["attack reliability"].iloc[0])
@@ -50,7 +54,7 @@ def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("A
             spread = (f"; the attack separates {int(part['above chance'].iloc[0])} of them from "
                       f"chance and shows {int(part['at chance'].iloc[0])} at chance")  # fmt: skip
         line = (
-            f"- **{dataset}, {kind} targets** ({targets} targets, {int(part.configurations.max())} "
+            f"- **{dataset}, {kind} {kinds}** ({targets} {units}, {int(part.configurations.max())} "
             f"configurations{spread}; attack reliability {steady:.2f}): of {len(part)} measures, "
             f"{_counted(part.verdict)}; of the paper's final seven, {_counted(mine.verdict)}."
         )
@@ -72,7 +76,7 @@ def findings(table: pd.DataFrame, final: list[str], named: tuple[str, ...] = ("A
     if undecided:
         lines.append(f"- No measure can be judged on {'; '.join(undecided)}: an attack that does not "
                      "work on the release that is its training table, or an interval over too few "
-                     "targets, decides nothing.")  # fmt: skip
+                     f"{units}, decides nothing.")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
