@@ -99,15 +99,16 @@ def compare_at_epsilon(
     better = "higher" if HIGHER_IS_BETTER[measure] else "lower"
     sentences = []
     for dataset, part in frame.groupby("dataset", sort=False):
-        at = part[part.epsilon.sub(epsilon).abs().lt(1e-9)].set_index("technique")[measure]
+        matched = part[part.epsilon.sub(epsilon).abs().lt(1e-9)].set_index("technique")
+        at = matched[measure]
         missing = [n for t, n in zip((first, second), names, strict=True) if t not in at.index]
         if missing:
             sentences.append(f"On {dataset} the store holds no {' or '.join(missing)} cell at "
                              f"ε={epsilon:g} with utility.")  # fmt: skip
             continue
         a, b = at[first], at[second]
-        runs = part[part.epsilon.sub(epsilon).abs().lt(1e-9)].set_index("technique").runs
-        counted = f" (runs: {runs[first]} and {runs[second]})" if "runs" in part else ""
+        counted = (f" (runs: {matched.runs[first]} and {matched.runs[second]})"
+                   if "runs" in part else "")  # fmt: skip
         noise = part.loc[part.technique == "random", measure]
         baseline = f"; Random's is {noise.iloc[0]:.3f}" if len(noise) else ""
         winner = names[0] if (a > b) == (better == "higher") else names[1]

@@ -234,11 +234,18 @@ def run_grid(
             store.end_session(session, time.perf_counter() - start)
 
 
+def made_by(cells: pd.DataFrame) -> pd.Series:
+    """Per row of a store's cells table: "current code" when its recorded code fingerprint is its
+    technique's today, "code not recorded" when it records none, else "other code (stale)"."""
+    current = cells.technique.map({t: code_fingerprint(t) for t in cells.technique.unique()})
+    unrecorded = cells.code.isna().map({True: "code not recorded", False: "other code (stale)"})
+    return unrecorded.where(cells.code.ne(current) | cells.code.isna(), "current code")
+
+
 def _stale_cells(store: ResultsStore) -> set[tuple[str, str, int]]:
     """Cells whose recorded code fingerprint is not the current code's (or that record none)."""
     cells = store.cells()
-    current = {t: code_fingerprint(t) for t in cells.technique.unique()}
-    stale = cells[cells.code.isna() | (cells.code != cells.technique.map(current))]
+    stale = cells[made_by(cells) != "current code"]
     return {(d, c, int(r)) for d, c, r in zip(stale.dataset, stale.config, stale.run, strict=True)}
 
 

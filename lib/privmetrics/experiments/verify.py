@@ -54,9 +54,8 @@ from tqdm import tqdm
 
 from privmetrics.experiments.grid import grid_configurations
 from privmetrics.experiments.profiles import Profile
-from privmetrics.experiments.runner import Cell, compute_cell, results_path
+from privmetrics.experiments.runner import Cell, compute_cell, made_by, results_path
 from privmetrics.experiments.store import ResultsStore
-from privmetrics.synthesisers.cache import code_fingerprint
 from privmetrics.threads import available_cores, per_worker
 
 TOLERANCE = 1e-9
@@ -178,7 +177,7 @@ def verify(
                                disable=not progress):  # fmt: skip
                 record, scores = future.result()
                 found[record["dataset"], record["config"], record["run"]] = (record, scores)
-    for cell in pick.itertuples():
+    for cell, made in zip(pick.itertuples(), made_by(pick), strict=True):
         key = (cell.dataset, cell.config, int(cell.run))
         record, scores = found[key]
         mine = wanted[key]
@@ -186,8 +185,7 @@ def verify(
         gap = (new.reindex(mine.index) - mine).abs()
         largest = float(gap.max()) if len(gap) else 0.0
         same = int((new.reindex(mine.index) == mine).sum())
-        unrecorded = not isinstance(cell.code, str)
-        stale = not unrecorded and cell.code != code_fingerprint(cell.technique)
+        unrecorded, stale = made == "code not recorded", made == "other code (stale)"
         same_table = record["table_checksum"] == getattr(cell, "table_checksum", None)
         if adopt and len(mine) and largest <= tolerance and (unrecorded or (stale and same_table)):
             fields = ("code", "cache_key", "generator", "table_checksum", "threads")
@@ -201,11 +199,7 @@ def verify(
                 "identical": same,
                 "largest difference": largest,
                 "table": _table_verdict(cell, record),
-                "made by": "current code"
-                if cell.code == code_fingerprint(cell.technique)
-                else "code not recorded"
-                if unrecorded
-                else "other code (stale)",
+                "made by": made,
                 "verdict": "identical"
                 if same == len(mine)
                 else "within tolerance"
@@ -223,35 +217,34 @@ def provenance(store: ResultsStore) -> pd.DataFrame:
     none (computed before fingerprints were kept); ``privmetrics run --refresh-stale`` recomputes
     the last two, ``verify --adopt`` adopts those whose tables regenerate."""
     cells = store.cells()
-    current = cells.technique.map({t: code_fingerprint(t) for t in cells.technique.unique()})
-    made_by = np.select(
-        [cells.code.eq(current), cells.code.isna()],
-        ["current code", "code not recorded"],
-        "other code (stale)",
-    )
-    table = pd.crosstab(cells.technique, made_by).reindex(
+    table = pd.crosstab(cells.technique, made_by(cells)).reindex(
         columns=["current code", "other code (stale)", "code not recorded"], fill_value=0
     )
     table.columns.name = None
     return table
 
 
-def format_provenance(table: pd.DataFrame) -> str:
-    """:func:`provenance` as a plain table and a one-line verdict."""
-    old = int(table.drop(columns="current code").to_numpy().sum())
-    verdict = (
-        f"every one of the {int(table.to_numpy().sum())} cells records the current code"
-        if old == 0
-        else f"{old} of {int(table.to_numpy().sum())} cells were made by other or unrecorded "
-        "code: `privmetrics run --refresh-stale` recomputes them"
+def provenance_verdict(table: pd.DataFrame) -> str:
+    """:func:`provenance` in one line: all cells current, or how many are not."""
+    old, total = (
+        int(table.drop(columns="current code").to_numpy().sum()),
+        int(table.to_numpy().sum()),
     )
-    return table.to_string() + "\nProvenance: " + verdict
+    if old == 0:
+        return f"every one of the {total} cells records the current code"
+    return (f"{old} of {total} cells were made by other or unrecorded code: `privmetrics run "
+            "--refresh-stale` recomputes them")  # fmt: skip
+
+
+def format_provenance(table: pd.DataFrame) -> str:
+    """:func:`provenance` as a plain table and its :func:`provenance_verdict`."""
+    return table.to_string() + "\nProvenance: " + provenance_verdict(table)
 
 
 def provenance_markdown(store: ResultsStore | str | Path) -> str:
     """:func:`provenance` of ``store`` for the book: its verdict line and a Markdown table."""
     table = provenance(store if isinstance(store, ResultsStore) else ResultsStore(store))
-    verdict = format_provenance(table).rsplit("\nProvenance: ", 1)[1]
+    verdict = provenance_verdict(table)
     lines = [
         "| technique | " + " | ".join(table.columns) + " |",
         "|---|" + "---|" * len(table.columns),
