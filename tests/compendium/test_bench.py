@@ -120,3 +120,30 @@ def test_the_epsilon_response_takes_techniques_and_epsilons_and_times_each_fit(c
     assert len(table) == 1 and table["fit s"].iloc[0] > 0  # the fit's CPU seconds
     with pytest.raises(ValueError, match="unknown technique.*'nope'"):
         epsilon_response("flchain", 50, 1, PROFILES["smoke"], ("nope",))
+
+
+def test_the_epsilon_response_overrides_a_setting_and_refuses_one_the_technique_lacks(
+    capsys, monkeypatch
+):
+    from privmetrics.__main__ import main
+    from privmetrics.compendium import bench_synthesisers
+    from privmetrics.compendium.bench_synthesisers import epsilon_response
+    from privmetrics.experiments.profiles import PROFILES
+
+    args = ["epsilon-response", "--dataset", "flchain", "--rows", "200", "--runs", "1",
+            "--techniques", "privbayes", "--epsilons", "10", "--profile", "smoke"]  # fmt: skip
+    assert main([*args, "--set", "degree=0"]) == 0
+    out = capsys.readouterr().out
+    assert "degree=0" in out.splitlines()[0]  # the data line names the override
+    # the setting reaches the fit, over the profile's own
+    seen = []
+    real_make = bench_synthesisers.make_synthesiser
+    monkeypatch.setattr(bench_synthesisers, "make_synthesiser",
+                        lambda name, **params: seen.append(params) or real_make(name, **params))  # fmt: skip
+    epsilon_response("flchain", 200, 1, PROFILES["smoke"], ("privbayes",), (10.0,), {"bins": 5})
+    assert seen[0]["bins"] == 5 and seen[0]["epsilon"] == 10.0
+    with pytest.raises(ValueError, match=r"privbayes takes no setting \['max_model_size'\]"):
+        epsilon_response("flchain", 50, 1, PROFILES["smoke"], ("privbayes",), (1.0,),
+                         {"max_model_size": 20})  # fmt: skip
+    with pytest.raises(SystemExit):
+        main([*args, "--set", "degree"])

@@ -1,5 +1,6 @@
 """``privmetrics epsilon-response``: how far the DP synthesisers' releases move with epsilon
-(PrivBayes and PATE-GAN by default; ``--techniques aim,mst`` for the marginal-based ones)."""
+(PrivBayes and PATE-GAN by default; ``--techniques aim,mst`` for the marginal-based ones;
+``--set max_model_size=20`` overrides a synthesiser setting, to see what a size parameter buys)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,31 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--epsilons", type=comma_list, default=None, help="default: the grid's 0.2,1,2,10"
     )
+    parser.add_argument(
+        "--set",
+        dest="settings",
+        metavar="KEY=VALUE",
+        type=setting,
+        action="append",
+        default=[],
+        help="a synthesiser setting over the profile's, e.g. max_model_size=20 (repeatable)",
+    )
     add_profile_option(parser, "paper")
+
+
+def setting(text: str) -> tuple[str, int | float | str]:
+    """An argparse type: "max_model_size=20" -> ("max_model_size", 20); numbers become numbers."""
+    import argparse
+
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    for kind in (int, float):
+        try:
+            return key.strip(), kind(value)
+        except ValueError:
+            pass
+    return key.strip(), value.strip()
 
 
 def run(args) -> int:
@@ -31,6 +56,7 @@ def run(args) -> int:
 
     techniques = tuple(args.techniques or DP_TECHNIQUES)
     epsilons = tuple(float(e) for e in args.epsilons) if args.epsilons else EPSILONS
-    table = epsilon_response(args.dataset, args.rows, args.runs, args.profile, techniques, epsilons)
+    table = epsilon_response(args.dataset, args.rows, args.runs, args.profile, techniques, epsilons,
+                             dict(args.settings))  # fmt: skip
     print(format_response(table))
     return 0

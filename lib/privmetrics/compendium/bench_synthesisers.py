@@ -20,6 +20,7 @@ by more than the sum of the two standard deviations.
 
 from __future__ import annotations
 
+import inspect
 import time
 
 import numpy as np
@@ -69,18 +70,27 @@ def time_synthesisers(
 def epsilon_response(
     dataset: str, rows: int | None, runs: int, profile: Profile,
     techniques: tuple[str, ...] = DP_TECHNIQUES, epsilons: tuple[float, ...] = EPSILONS,
+    settings: dict | None = None,
 ) -> pd.DataFrame:  # fmt: skip
     """Per DP technique, epsilon and seed: one fit on ``rows`` rows of ``dataset`` (all when None)
-    at the profile's settings, its release's one- and two-way marginal distance to the table, the
-    epsilon it spent, the iterations it trained (PATE-GAN) and the fit's CPU seconds."""
+    at the profile's settings, overridden by ``settings`` (e.g. AIM's ``max_model_size``: what a
+    size parameter buys in time and costs in distance), its release's one- and two-way marginal
+    distance to the table, the epsilon it spent, the iterations it trained (PATE-GAN) and the
+    fit's CPU seconds (every thread's)."""
     unknown = sorted(set(techniques) - set(SYNTHESISERS))
     if unknown:
         raise ValueError(f"unknown technique(s) {unknown}; known: {sorted(SYNTHESISERS)}")
+    settings = dict(settings or {})
+    for technique in techniques:  # a misspelt setting fails before the first (long) fit
+        accepted = inspect.signature(SYNTHESISERS[technique]).parameters
+        wrong = sorted(set(settings) - set(accepted))
+        if wrong:
+            raise ValueError(f"{technique} takes no setting {wrong}; it takes {sorted(accepted)}")
     real, schema = load_dataset(dataset, n=rows)
     out = []
     cells = [(t, e, s) for t in techniques for e in epsilons for s in range(runs)]
     for technique, eps, seed in tqdm(cells, desc="epsilon response"):
-        params = profile.params_for(technique)
+        params = profile.params_for(technique) | settings
         start = time.process_time()
         model = make_synthesiser(technique, epsilon=eps, seed=seed, **params).fit(real, schema)
         fit_seconds = time.process_time() - start
@@ -98,7 +108,8 @@ def epsilon_response(
             }
         )
     table = pd.DataFrame(out)
-    table.attrs["source"] = f"{dataset}, {len(real)} x {real.shape[1]}, {runs} seeds"
+    chosen = "".join(f", {k}={v}" for k, v in settings.items())
+    table.attrs["source"] = f"{dataset}, {len(real)} x {real.shape[1]}, {runs} seeds{chosen}"
     return table
 
 
