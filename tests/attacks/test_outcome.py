@@ -96,3 +96,16 @@ def test_every_outcome_field_is_a_column_of_the_table():
     assert list(table.columns) == ["attack", "measure", "value", "low", "high", "baseline", "n",
                                    "effect", "beyond baseline"]  # fmt: skip
     assert table.effect.iloc[0] == pytest.approx(0.1) and table["beyond baseline"].iloc[0]
+
+
+def test_a_risk_row_is_its_outcome_row_with_the_rates_behind_it():
+    """The audit's criteria panel and the games share one shape: a risk's row starts with its
+    outcome's columns, then the three rates and whether the attack was weak."""
+    risk = Risk("linkability", Rate(30, 100), Rate(5, 100), Rate(10, 100))
+    row = risk.as_dict()
+    outcome = outcome_table([risk.outcome()])
+    assert list(row)[: len(outcome.columns)] == list(outcome.columns)
+    assert row["value"] == outcome.value.iloc[0] and row["baseline"] == 0.0
+    assert row["control rate"] == pytest.approx(Rate(10, 100).value) and not row["weak attack"]
+    weak = Risk("singling out", Rate(5, 100), Rate(30, 100)).as_dict()
+    assert weak["weak attack"] and not weak["beyond baseline"]

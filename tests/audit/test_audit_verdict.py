@@ -136,8 +136,8 @@ def test_the_three_criteria_enter_the_verdict_as_attack_measures_by_hand():
     from privmetrics.audit.verdict import CRITERIA, criteria_rows
 
     metrics = verdict_table([0.1, 0.05])
-    criteria = pd.DataFrame({"measure": ["linkability", "inference (x)", "singling out (m)"],
-                             "risk": [0.9, 0.5, 0.95], "low": [0.8, 0.2, 0.9],
+    criteria = pd.DataFrame({"attack": ["linkability", "inference (x)", "singling out (m)"],
+                             "value": [0.9, 0.5, 0.95], "low": [0.8, 0.2, 0.9],
                              "high": [1.0, 0.8, 1.0], "weak attack": [False, False, True]})  # fmt: skip
     rows = criteria_rows(criteria)
     assert list(rows.category) == [CRITERIA] * 3 and rows.position.iloc[2] != rows.position.iloc[2]
@@ -480,10 +480,10 @@ def test_the_three_criteria_with_the_holdout_flag_a_copy_and_not_a_shuffle(texas
 
     real, holdout, shuffled, _, schema = texas
     copy, lines = criteria_panel(real, real.copy(), holdout, schema)
-    assert list(copy.measure) == ["singling out (multivariate)", "linkability"] + [
+    assert list(copy.attack) == ["singling out (multivariate)", "linkability"] + [
         f"inference ({s})" for s in schema.sensitive
     ]
-    assert (copy.low > 0.5).all(), copy
+    assert (copy.low > 0.5).all() and copy["beyond baseline"].all(), copy
     assert lines[0].startswith("Predicates written from the release (three columns each)")
     assert lines[1].startswith(f"Holding {', '.join(schema.key[:4])} and 4 more in one table")
     assert "of unseen people" in lines[2] and ": risk " in lines[2]
@@ -491,14 +491,14 @@ def test_the_three_criteria_with_the_holdout_flag_a_copy_and_not_a_shuffle(texas
     # only (on twelve shuffles of these 300 rows, by up to 0.09 either way), so the risk stays
     # low though a 95% interval of one attack may miss 0
     safe, _ = criteria_panel(real, shuffled, holdout, schema)
-    assert safe.risk.iloc[1] == 0 and (safe.risk < 0.2).all(), safe
+    assert safe.value.iloc[1] == 0 and (safe.value < 0.2).all(), safe
     assert (safe["main rate"] - safe["control rate"]).abs().max() < 0.1, safe
     panel, lines = criteria_panel(real, shuffled, None, schema)
     assert panel.empty and lines == [NOT_RUN]
     # a holdout far smaller than the real table: singling out is not measured, and says why
     small, lines = criteria_panel(real, shuffled, holdout.iloc[:100], schema)
-    assert "singling out (multivariate)" not in set(small.measure) and "linkability" in set(
-        small.measure
+    assert "singling out (multivariate)" not in set(small.attack) and "linkability" in set(
+        small.attack
     )
     assert lines[0].startswith(
         "singling out was not measured: it compares counts in the real table"

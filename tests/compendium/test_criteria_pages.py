@@ -21,7 +21,7 @@ def test_each_criterion_gets_a_page_with_its_formula_parameters_and_a_worked_run
         run = C.worked_run(criterion)
         for name, row in run.iterrows():
             assert (
-                f"| {name} | {row['main rate']:.3f} |" in text and f"**{row['risk']:.3f}**" in text
+                f"| {name} | {row['main rate']:.3f} |" in text and f"**{row['value']:.3f}**" in text
             )
 
 
@@ -31,5 +31,5 @@ def test_the_worked_run_tells_a_copy_from_new_people():
     for criterion in C.CRITERIA:
         run = C.worked_run(criterion)
         assert run.loc["a copy", "low"] > 0.5, (criterion.slug, run)
-        assert run.loc["new people", "risk"] < 0.2, (criterion.slug, run)
-        assert run.loc["a copy", "risk"] >= run.loc["a noisy copy", "risk"], (criterion.slug, run)
+        assert run.loc["new people", "value"] < 0.2, (criterion.slug, run)
+        assert run.loc["a copy", "value"] >= run.loc["a noisy copy", "value"], (criterion.slug, run)

@@ -20,8 +20,10 @@ Every result type of this package gives its outcomes the same way:
 * :class:`.risk.Risk` (singling out, linkability, inference), :class:`.inference.ALCResult` and
   :class:`.dp_audit.AuditResult` through their ``outcome()`` method;
 
-and :func:`outcome_table` lays any list of them out as one table, as the book and the audit show
-them.
+and :func:`outcome_table` lays any list of them out as one table, as the book shows them. The
+steward's audit reports its three criteria (singling out, linkability, inference) in the same
+columns: :meth:`.risk.Risk.as_dict` is the outcome's :meth:`Outcome.row` with the three rates
+behind it.
 """
 
 from __future__ import annotations
@@ -59,6 +61,11 @@ class Outcome:
         """The whole interval lies above the baseline."""
         return bool(self.low > self.baseline)
 
+    def row(self) -> dict:
+        """The outcome as one table row: its fields, its effect and whether it lies beyond its
+        baseline (the columns of :func:`outcome_table`, and of the audit's criteria panel)."""
+        return {**asdict(self), "effect": self.effect, "beyond baseline": self.beyond_baseline}
+
 
 def baselines(summary: pd.DataFrame) -> pd.Series:
     """The baseline of each row of a game's summary table (one row per target kind and measure):
@@ -90,6 +97,4 @@ def from_summary(summary: pd.DataFrame, attack: str) -> list[Outcome]:
 
 def outcome_table(outcomes: list[Outcome]) -> pd.DataFrame:
     """One row per outcome: its fields, its effect and whether it lies beyond its baseline."""
-    return pd.DataFrame(
-        [{**asdict(o), "effect": o.effect, "beyond baseline": o.beyond_baseline} for o in outcomes]
-    )
+    return pd.DataFrame([o.row() for o in outcomes])

@@ -81,12 +81,12 @@ class Risk:
         return self.main.value <= self.baseline.value
 
     def as_dict(self) -> dict:
-        low, high = self.interval
-        out = {"measure": self.name, "risk": self.value, "low": low, "high": high,
-               "main rate": self.main.value, "baseline rate": self.baseline.value,
-               "control rate": self.control.value if self.control else math.nan,
-               "attacks": self.main.attempts, "weak attack": self.weak}  # fmt: skip
-        return out
+        """The :meth:`outcome`'s row (attack, measure, value, low, high, baseline, n, effect,
+        beyond baseline) with the three rates behind it and whether the attack was weak."""
+        return {**self.outcome().row(), "main rate": self.main.value,
+                "baseline rate": self.baseline.value,
+                "control rate": self.control.value if self.control else math.nan,
+                "weak attack": self.weak}  # fmt: skip
 
     def outcome(self) -> Outcome:
         """The risk as an :class:`~.outcome.Outcome`: baseline 0 with a control set (the risk is

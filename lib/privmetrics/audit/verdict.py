@@ -166,15 +166,15 @@ CRITERIA = "singling out, linkability and inference"  # their category in the ve
 
 def criteria_rows(criteria: pd.DataFrame) -> pd.DataFrame:
     """The criteria's risks (:func:`~privmetrics.audit.criteria.criteria_panel`'s table) as rows
-    of the verdict's table: the risk as the position, its interval as the position's; a weak
-    attack without a position (uninformative)."""
+    of the verdict's table: the risk (the outcome's ``value``) as the position, its interval as
+    the position's; a weak attack without a position (uninformative)."""
     if criteria.empty:
         return pd.DataFrame(columns=["metric", "category", "score", "position"])
     weak = criteria["weak attack"].astype(bool).to_numpy()
     where = lambda column: criteria[column].where(~weak)  # noqa: E731
     return pd.DataFrame({
-        "metric": criteria["measure"], "category": CRITERIA, "score": criteria["risk"],
-        "position": where("risk"), "position low": where("low"), "position high": where("high"),
+        "metric": criteria["attack"], "category": CRITERIA, "score": criteria["value"],
+        "position": where("value"), "position low": where("low"), "position high": where("high"),
     })  # fmt: skip
 
 

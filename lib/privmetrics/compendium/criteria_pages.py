@@ -146,7 +146,8 @@ def worked_tables(seed: int = 0, rows: int = ROWS):
 
 def worked_run(criterion: Criterion, seed: int = 0) -> pd.DataFrame:
     """The criterion on the worked run's three releases: one row per release, the rates and the
-    risk with its interval."""
+    risk (``value``) with its interval, in the attacks' common columns
+    (:meth:`~privmetrics.attacks.risk.Risk.as_dict`)."""
     import warnings
 
     real, control, releases, schema = worked_tables(seed)
@@ -172,15 +173,15 @@ def parameters(criterion: Criterion) -> list[str]:
 
 def page(criterion: Criterion, number: int) -> str:
     run = worked_run(criterion)
-    shown = run[["main rate", "control rate", "baseline rate", "risk", "low", "high"]]
+    shown = run[["main rate", "control rate", "baseline rate", "value", "low", "high"]]
     table = "\n".join(
         ["| release | training rows hit | control rows hit | naive baseline | risk | 95% interval |",
          "|---|---|---|---|---|---|"]
         + [f"| {name} | {r['main rate']:.3f} | {r['control rate']:.3f} | {r['baseline rate']:.3f} "
-           f"| **{r['risk']:.3f}** | [{r['low']:.3f}, {r['high']:.3f}] |"
+           f"| **{r['value']:.3f}** | [{r['low']:.3f}, {r['high']:.3f}] |"
            for name, r in shown.iterrows()]
     )  # fmt: skip
-    order = run["risk"]
+    order = run["value"]
     ordered = order["a copy"] >= order["a noisy copy"] >= order["new people"]
     verdict = ("It orders the releases copy > noisy copy > new people, as it should."
                if ordered else
