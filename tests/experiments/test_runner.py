@@ -133,6 +133,7 @@ def test_store_records_sessions_and_cell_provenance(tmp_path):
     assert sessions.commit_id[0] and sessions.profile[0] == "smoke"
     cells = store.cells()
     assert (cells.cell_seconds >= cells.synth_seconds).all()
+    assert (cells.synth_cpu_seconds > 0).all()
     assert cells.commit_id.notna().all()
     small_grid(tmp_path)  # nothing left to compute: no new session
     assert len(store.sessions()) == 1
@@ -140,6 +141,21 @@ def test_store_records_sessions_and_cell_provenance(tmp_path):
     assert summary.cells.sum() == store.count("cells")
     assert (summary.runs >= 1).all() and (summary.cell_hours > 0).all()
     assert (summary.sessions == 1).all() and (summary.versions != "").all()
+
+
+def test_a_cells_cpu_seconds_leave_out_the_time_it_waited(tmp_path, monkeypatch):
+    """``synth_seconds`` is wall time, which a loaded machine or a paused run inflates; the CPU
+    seconds beside it count only the work (a generation that waits 0.3 s costs no CPU for it)."""
+    generate = runner.generated_with_provenance
+
+    def waiting(*args, **kwargs):
+        time.sleep(0.3)
+        return generate(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "generated_with_provenance", waiting)
+    cells = small_grid(tmp_path).cells()
+    assert (cells.synth_seconds >= 0.3).all()
+    assert (cells.synth_seconds - cells.synth_cpu_seconds >= 0.25).all(), cells
 
 
 def test_store_migrates_an_older_database(tmp_path):

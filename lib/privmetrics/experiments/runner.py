@@ -141,7 +141,7 @@ def compute_cell(
         exit_with_parent(parent)
     if cell.config.technique in TORCH_TECHNIQUES:
         import torch  # noqa: F401  (loaded first, so that ``limited`` caps its threads too)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     with limited(threads), warnings.catch_warnings():
         for expected in EXPECTED_WARNINGS:
             warnings.simplefilter("ignore", expected)
@@ -149,6 +149,7 @@ def compute_cell(
             cell, profile, cache_root, refresh
         )
         synth_seconds = time.perf_counter() - start
+        synth_cpu_seconds = time.process_time() - cpu_start  # one cell per process at a time
         if "jax" in sys.modules:  # Private-PGM compiles programs per model shape: free them, or a
             sys.modules["jax"].clear_caches()  # long run of AIM cells runs out of memory maps
         measures = [m for m in metrics if m in UTILITY_MEASURES]
@@ -166,6 +167,7 @@ def compute_cell(
         "seed": cell.seed,
         "rows": len(real),
         "synth_seconds": synth_seconds,
+        "synth_cpu_seconds": synth_cpu_seconds,
         "cell_seconds": time.perf_counter() - start,
         "threads": threads,
         **provenance,

@@ -1,7 +1,9 @@
 """The results database (SQLite): one row per dataset, configuration, run and metric.
 
 Four tables. ``cells`` has one row per generated table (dataset, configuration, run), with its
-technique, parameters, seed, rows, synthesis time, the cell's wall time, the library version and
+technique, parameters, seed, rows, synthesis time (``synth_seconds``, wall; ``synth_cpu_seconds``,
+the CPU time of every thread of the process that made the table, which neither the machine's load
+nor a pause inflates), the cell's wall time, the library version and
 the commit that computed it, and what made its table: ``code`` (the technique's code fingerprint,
 :func:`~privmetrics.synthesisers.cache.code_fingerprint`), ``cache_key`` (the digest of the full
 cache key), ``generator`` (that key in clear: parameters, seed, schema, training-table checksum,
@@ -190,6 +192,7 @@ class ResultsStore(Database):
         ("cells", "generator", "TEXT"),
         ("cells", "table_checksum", "TEXT"),
         ("cells", "threads", "INTEGER"),
+        ("cells", "synth_cpu_seconds", "REAL"),
     )
 
     def done(self) -> dict[tuple[str, str, int], set[str]]:
@@ -217,7 +220,8 @@ class ResultsStore(Database):
         atomically (one transaction).
 
         ``cell`` holds dataset, config, run, technique, params, seed, rows, synth_seconds and
-        optionally cell_seconds, commit_id, code, cache_key, generator and table_checksum;
+        optionally synth_cpu_seconds, cell_seconds, commit_id, code, cache_key, generator and
+        table_checksum;
         ``scores`` one dict per metric with metric, category, score, seconds. A score the cell
         already has is kept and the new one ignored (first writer wins), so two runners on one
         database never duplicate a row. ``replace``: the cell and all its scores are deleted
@@ -258,13 +262,13 @@ class ResultsStore(Database):
             conn.execute(
                 "INSERT OR IGNORE INTO cells (dataset, config, run, technique, params, seed, rows,"
                 " synth_seconds, version, finished, cell_seconds, commit_id, code, cache_key,"
-                " generator, table_checksum, threads)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " generator, table_checksum, threads, synth_cpu_seconds)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*key, cell["technique"], cell["params"], int(cell["seed"]), int(cell["rows"]),
                  cell.get("synth_seconds"), version("privmetrics"), now,
                  cell.get("cell_seconds"), cell.get("commit_id"), cell.get("code"),
                  cell.get("cache_key"), cell.get("generator"), cell.get("table_checksum"),
-                 cell.get("threads")),
+                 cell.get("threads"), cell.get("synth_cpu_seconds")),
             )  # fmt: skip
             conn.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
             conn.executemany("INSERT OR IGNORE INTO utility VALUES (?, ?, ?, ?, ?, ?, ?)", measured)
