@@ -110,6 +110,35 @@ def test_stale_cells_are_recomputed_in_place(grid, tmp_path):
     assert (store.cells().code != "old").all()
 
 
+def test_a_cell_made_with_other_settings_than_the_profiles_is_stale_and_refreshed(grid, tmp_path):
+    """A profile that changes a synthesiser's setting (AIM's size parameters, PrivBayes's bins)
+    no longer describes the cells made before: the provenance report counts them apart, and
+    ``--refresh-stale`` recomputes them with the profile's settings."""
+    from dataclasses import replace
+
+    from privmetrics.experiments.provenance import made_by, provenance, stale_cells
+
+    assert set(made_by(grid.cells(), SMOKE)) == {"current code"}
+    changed = replace(SMOKE, synthesisers={**SMOKE.synthesisers, "privbayes": {"degree": 1}})
+    made = made_by(grid.cells(), changed)
+    privbayes = grid.cells().technique == "privbayes"
+    assert (made[privbayes] == "other settings (stale)").all(), made
+    assert (made[~privbayes] == "current code").all()
+    table = provenance(grid, changed)
+    assert table.loc["privbayes", "other settings (stale)"] == privbayes.sum()
+    assert "other settings (stale)" not in provenance(grid).columns  # no profile: not compared
+    assert len(stale_cells(grid, changed)) == privbayes.sum()
+    store = runner.run_grid(
+        changed, datasets=["flchain"], techniques=("real", "privbayes"), metrics=METRICS, rows=150,
+        store=grid, cache_root=str(tmp_path / "cache"), n_jobs=1, progress=False, refresh_stale=True,
+    )  # fmt: skip
+    after = store.cells()
+    assert set(made_by(after, changed)) == {"current code"}
+    again = made_by(after, SMOKE)  # and for the old profile, the refreshed cells are the stale ones
+    assert (again[after.technique == "privbayes"] == "other settings (stale)").all()
+    assert (again[after.technique == "real"] == "current code").all()
+
+
 def test_verify_passes_a_store_that_regenerates_and_fails_one_edited_score(grid, capsys):
     report = verify(SMOKE, store=grid, sample=4, progress=False)
     assert len(report) == 4 and set(report.verdict) == {"identical"}
@@ -174,7 +203,11 @@ def test_verify_adopts_a_stale_cell_only_when_its_table_regenerates(grid):
 
 
 def test_the_provenance_report_counts_current_stale_and_unrecorded_cells(grid, capsys):
-    from privmetrics.experiments.verify import format_provenance, provenance, provenance_markdown
+    from privmetrics.experiments.provenance import (
+        format_provenance,
+        provenance,
+        provenance_markdown,
+    )
 
     cells = len(grid.cells())
     assert "every one of the" in format_provenance(provenance(grid))

@@ -35,19 +35,14 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     import time
 
+    from privmetrics.experiments.provenance import format_provenance, provenance
     from privmetrics.experiments.runner import results_path
     from privmetrics.experiments.store import ResultsStore
-    from privmetrics.experiments.verify import (
-        format_provenance,
-        format_report,
-        provenance,
-        record,
-        verify,
-    )
+    from privmetrics.experiments.verify import format_report, record, verify
 
     start = time.perf_counter()
     store = ResultsStore(args.store or results_path(args.profile))
-    print(format_provenance(provenance(store)), end="\n\n")
+    print(format_provenance(provenance(store, args.profile)), end="\n\n")
     report = verify(
         args.profile,
         store=store,

@@ -409,14 +409,16 @@ def write_sources_page(generated: Path | None = None) -> None:
 def write_verify_page(generated: Path | None = None) -> None:
     """The reproduce page's records of the last ``make verify`` and ``make verify-games`` on the
     shipped paper store (``verify.md``, ``verify-games.md``)."""
-    from privmetrics.experiments.verify import command_of, provenance_markdown, to_markdown
+    from privmetrics.experiments.profiles import get_profile
+    from privmetrics.experiments.provenance import provenance_markdown
+    from privmetrics.experiments.verify import command_of, to_markdown
 
     generated = generated or checkout_root() / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
     for what in VERIFIED:
         (generated / f"{command_of(what)}.md").write_text(to_markdown(verify_record(what), what))
     shipped = checkout_root() / "results" / "paper.sqlite"
-    (generated / "provenance.md").write_text(provenance_markdown(shipped))
+    (generated / "provenance.md").write_text(provenance_markdown(shipped, get_profile("paper")))
 
 
 def check_offline(html_dir: Path) -> None:

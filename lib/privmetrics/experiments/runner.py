@@ -45,6 +45,7 @@ from privmetrics.experiments.analysis import summarise
 from privmetrics.experiments.cell_utility import cell_utility
 from privmetrics.experiments.grid import Configuration, grid_configurations, grid_metrics
 from privmetrics.experiments.profiles import Profile
+from privmetrics.experiments.provenance import stale_cells
 from privmetrics.experiments.store import ResultsStore, current_commit, missing_note
 from privmetrics.experiments.ways import edition
 from privmetrics.experiments.workers import exit_with_parent, stop_workers, workers
@@ -53,7 +54,6 @@ from privmetrics.metrics.release_utility import MEASURES as UTILITY_MEASURES
 from privmetrics.paths import CheckoutNotFoundError, checkout_root
 from privmetrics.synthesisers import SyntheticCache
 from privmetrics.synthesisers.cache import (
-    code_fingerprint,
     key_digest,
     key_text,
     table_checksum,
@@ -201,7 +201,7 @@ def run_grid(
     names = {c.label: grid_metrics(profile, metrics, c.technique) for c in configs}
     runs = {(d, c.label): profile.min_runs for d in datasets for c in configs}
     n_jobs = n_jobs or profile.n_jobs
-    stale = _stale_cells(store) if refresh_stale else set()
+    stale = stale_cells(store, profile) if refresh_stale else set()
     session = None
     start = time.perf_counter()
     try:
@@ -234,21 +234,6 @@ def run_grid(
     finally:
         if session is not None:
             store.end_session(session, time.perf_counter() - start)
-
-
-def made_by(cells: pd.DataFrame) -> pd.Series:
-    """Per row of a store's cells table: "current code" when its recorded code fingerprint is its
-    technique's today, "code not recorded" when it records none, else "other code (stale)"."""
-    current = cells.technique.map({t: code_fingerprint(t) for t in cells.technique.unique()})
-    unrecorded = cells.code.isna().map({True: "code not recorded", False: "other code (stale)"})
-    return unrecorded.where(cells.code.ne(current) | cells.code.isna(), "current code")
-
-
-def _stale_cells(store: ResultsStore) -> set[tuple[str, str, int]]:
-    """Cells whose recorded code fingerprint is not the current code's (or that record none)."""
-    cells = store.cells()
-    stale = cells[made_by(cells) != "current code"]
-    return {(d, c, int(r)) for d, c, r in zip(stale.dataset, stale.config, stale.run, strict=True)}
 
 
 @dataclass

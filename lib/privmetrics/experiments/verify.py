@@ -54,7 +54,8 @@ from tqdm import tqdm
 
 from privmetrics.experiments.grid import grid_configurations
 from privmetrics.experiments.profiles import Profile
-from privmetrics.experiments.runner import Cell, compute_cell, made_by, results_path
+from privmetrics.experiments.provenance import made_by
+from privmetrics.experiments.runner import Cell, compute_cell, results_path
 from privmetrics.experiments.store import ResultsStore
 from privmetrics.threads import available_cores, per_worker
 
@@ -177,7 +178,7 @@ def verify(
                                disable=not progress):  # fmt: skip
                 record, scores = future.result()
                 found[record["dataset"], record["config"], record["run"]] = (record, scores)
-    for cell, made in zip(pick.itertuples(), made_by(pick), strict=True):
+    for cell, made in zip(pick.itertuples(), made_by(pick, profile), strict=True):
         key = (cell.dataset, cell.config, int(cell.run))
         record, scores = found[key]
         mine = wanted[key]
@@ -209,48 +210,6 @@ def verify(
             }
         )
     return pd.DataFrame(rows)
-
-
-def provenance(store: ResultsStore) -> pd.DataFrame:
-    """Which code made every cell of ``store``, per technique: cells whose recorded code
-    fingerprint is the current code's, cells made by other code (stale) and cells that record
-    none (computed before fingerprints were kept); ``privmetrics run --refresh-stale`` recomputes
-    the last two, ``verify --adopt`` adopts those whose tables regenerate."""
-    cells = store.cells()
-    table = pd.crosstab(cells.technique, made_by(cells)).reindex(
-        columns=["current code", "other code (stale)", "code not recorded"], fill_value=0
-    )
-    table.columns.name = None
-    return table
-
-
-def provenance_verdict(table: pd.DataFrame) -> str:
-    """:func:`provenance` in one line: all cells current, or how many are not."""
-    old, total = (
-        int(table.drop(columns="current code").to_numpy().sum()),
-        int(table.to_numpy().sum()),
-    )
-    if old == 0:
-        return f"every one of the {total} cells records the current code"
-    return (f"{old} of {total} cells were made by other or unrecorded code: `privmetrics run "
-            "--refresh-stale` recomputes them")  # fmt: skip
-
-
-def format_provenance(table: pd.DataFrame) -> str:
-    """:func:`provenance` as a plain table and its :func:`provenance_verdict`."""
-    return table.to_string() + "\nProvenance: " + provenance_verdict(table)
-
-
-def provenance_markdown(store: ResultsStore | str | Path) -> str:
-    """:func:`provenance` of ``store`` for the book: its verdict line and a Markdown table."""
-    table = provenance(store if isinstance(store, ResultsStore) else ResultsStore(store))
-    verdict = provenance_verdict(table)
-    lines = [
-        "| technique | " + " | ".join(table.columns) + " |",
-        "|---|" + "---|" * len(table.columns),
-    ]
-    lines += [f"| {t} | " + " | ".join(str(v) for v in row) + " |" for t, row in table.iterrows()]
-    return f"Which code made the shipped cells: {verdict}.\n\n" + "\n".join(lines) + "\n"
 
 
 def _in_fresh_interpreter(task: tuple) -> tuple[dict, list[dict]]:
