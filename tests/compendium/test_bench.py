@@ -147,3 +147,23 @@ def test_the_epsilon_response_overrides_a_setting_and_refuses_one_the_technique_
                          {"max_model_size": 20})  # fmt: skip
     with pytest.raises(SystemExit):
         main([*args, "--set", "degree"])
+
+
+def test_the_settings_table_puts_the_profiles_values_beside_the_library_defaults():
+    import inspect
+
+    from privmetrics.compendium.bench_synthesisers import DERIVED, settings_against_defaults
+    from privmetrics.experiments.profiles import PROFILES
+    from privmetrics.synthesisers import SYNTHESISERS
+
+    paper = PROFILES["paper"]
+    table = settings_against_defaults(paper, ("aim", "mst", "pategan"))
+    aim = table[table.technique == "aim"].set_index("setting")
+    assert set(aim.index) == set(paper.params_for("aim")) and len(aim) > 0
+    defaults = inspect.signature(SYNTHESISERS["aim"]).parameters
+    for setting, row in aim.iterrows():
+        default = defaults[setting].default
+        assert row["default"] == (DERIVED if default is None else str(default))
+        assert row["the paper grid"] == str(paper.params_for("aim")[setting])
+    assert "mst" not in set(table.technique)  # the paper grid runs MST as the library has it
+    assert settings_against_defaults(PROFILES["smoke"], ("aim",)).empty

@@ -235,3 +235,24 @@ def format_response(table: pd.DataFrame) -> str:
             f"{technique}: spent epsilon <= target in every run: {'yes' if spent_ok else 'no'}"
         )
     return "\n".join(lines)
+
+
+DERIVED = "derived (see its docstring)"
+
+
+def settings_against_defaults(profile: Profile, techniques: tuple[str, ...]) -> pd.DataFrame:
+    """One row per setting ``profile`` gives one of ``techniques`` (a synthesiser's size
+    parameters, its epochs): the library's default beside the profile's value, so a chapter says
+    which synthesiser its grid ran without typing it. A default of None (a value the synthesiser
+    derives, e.g. AIM's 16 d rounds) reads "derived (see its docstring)"; values read as text."""
+    rows = []
+    for technique in techniques:
+        defaults = inspect.signature(SYNTHESISERS[technique]).parameters
+        for name, value in profile.params_for(technique).items():
+            default = defaults[name].default if name in defaults else None
+            rows.append({"technique": technique, "setting": name,
+                         "default": DERIVED if default is None else str(default),
+                         f"the {profile.name} grid": str(value)})  # fmt: skip
+    return pd.DataFrame(
+        rows, columns=["technique", "setting", "default", f"the {profile.name} grid"]
+    )
