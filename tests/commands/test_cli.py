@@ -40,3 +40,24 @@ def test_a_usage_error_is_one_line_with_exit_code_2(capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "invalid int value: 'many'" in err and err.endswith("(see --help)")
+
+
+def test_run_with_utility_measures_it_where_the_profile_does_not(monkeypatch, tmp_path):
+    """``privmetrics run --utility``: the cells it computes carry their utility rows even for a
+    profile that leaves utility out (a refresh of techniques whose shipped cells lack it)."""
+    from dataclasses import replace
+
+    from privmetrics.experiments.profiles import PROFILES
+    from privmetrics.experiments.store import ResultsStore
+
+    monkeypatch.setitem(PROFILES, "smoke", replace(PROFILES["smoke"], grid_utility=False))
+    common = ["run", "--profile", "smoke", "--datasets", "flchain", "--techniques", "real",
+              "--rows", "150", "--jobs", "1", "--cache", str(tmp_path / "c")]  # fmt: skip
+    assert cli.main([*common, "--store", str(tmp_path / "without.sqlite")]) == 0
+    assert cli.main([*common, "--store", str(tmp_path / "with.sqlite"), "--utility"]) == 0
+    without, with_ = (
+        ResultsStore(tmp_path / "without.sqlite"),
+        ResultsStore(tmp_path / "with.sqlite"),
+    )
+    assert without.count("cells") == with_.count("cells") == 2
+    assert without.count("utility") == 0 and with_.count("utility") > 0

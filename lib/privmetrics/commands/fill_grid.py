@@ -31,19 +31,30 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--refresh-stale",
         action="store_true",
-        help="also recompute (from freshly generated tables) the cells made by other code",
+        help="also recompute (from freshly generated tables) the cells made by other code or "
+        "with other settings than the profile's",
+    )
+    parser.add_argument(
+        "--utility",
+        action="store_true",
+        help="measure the utility of every cell computed, whatever the profile's grid_utility "
+        "(a refresh of the techniques whose shipped cells lack it); with --metrics, the utility "
+        "measures named there are the ones measured",
     )
     add_cluster_arguments(parser)
 
 
 def run(args) -> int:
+    from dataclasses import replace
+
     from privmetrics.experiments.cluster import cluster_client
     from privmetrics.experiments.runner import run_grid
     from privmetrics.experiments.store import ResultsStore
 
+    profile = replace(args.profile, grid_utility=True) if args.utility else args.profile
     with cluster_client(args) as client:
         store = run_grid(
-            args.profile,
+            profile,
             datasets=args.datasets,
             techniques=tuple(args.techniques) if args.techniques else None,
             metrics=args.metrics,
