@@ -85,6 +85,12 @@ class Profile:
         """The profile's parameters for a synthesiser (empty: the library defaults)."""
         return dict(self.synthesisers.get(technique, {}))
 
+    def synthesiser_params(self, technique: str, own: dict) -> dict:
+        """What a grid cell's synthesiser is built with: :meth:`params_for` overridden by the
+        configuration's ``own`` parameters (epsilon and the like). The runner builds with these,
+        and the provenance compares a cell's recorded generator with them."""
+        return {**self.params_for(technique), **own}
+
 
 PROFILES: dict[str, Profile] = {
     "quick": Profile(

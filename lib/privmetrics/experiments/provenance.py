@@ -39,7 +39,7 @@ def other_settings(cells: pd.DataFrame, profile: Profile) -> pd.Series:
     def differs(technique: str, params: str, generator) -> bool:
         if not isinstance(generator, str):
             return False
-        wanted = {**profile.params_for(technique), **json.loads(params)}
+        wanted = profile.synthesiser_params(technique, json.loads(params))
         return json.loads(generator).get("params") != wanted
 
     rows = zip(cells.technique, cells.params, cells.generator, strict=True)

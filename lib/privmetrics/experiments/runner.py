@@ -101,7 +101,7 @@ def generated_with_provenance(
     """:func:`generated_table` (``refresh``: generated again even when cached) and the
     provenance fields the store records for the table."""
     real, schema = _sample(cell.dataset, cell.rows, profile.seed)
-    params = {**profile.params_for(cell.config.technique), **cell.config.synthesiser_params()}
+    params = profile.synthesiser_params(cell.config.technique, cell.config.synthesiser_params())
     cache = SyntheticCache(cache_root)
     synthetic = cache.fit_sample(
         f"{cell.dataset}-n{len(real)}-s{profile.seed}", cell.config.technique, params, cell.seed,
