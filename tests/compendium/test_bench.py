@@ -167,3 +167,16 @@ def test_the_settings_table_puts_the_profiles_values_beside_the_library_defaults
         assert row["the paper grid"] == str(paper.params_for("aim")[setting])
     assert "mst" not in set(table.technique)  # the paper grid runs MST as the library has it
     assert settings_against_defaults(PROFILES["smoke"], ("aim",)).empty
+
+
+def test_the_settings_table_covers_every_synthesiser_that_takes_a_budget_by_default():
+    from privmetrics.compendium.bench_synthesisers import (
+        private_techniques,
+        settings_against_defaults,
+    )
+    from privmetrics.experiments.profiles import PROFILES
+
+    assert set(private_techniques()) == {"privbayes", "pategan", "mst", "aim"}
+    quick = PROFILES["quick"]  # sets CTGAN's epochs and PATE-GAN's iterations
+    shown = set(settings_against_defaults(quick).technique)
+    assert shown == {"pategan"}, shown  # not CTGAN/TVAE: no budget to set against

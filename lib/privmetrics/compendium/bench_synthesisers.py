@@ -240,13 +240,22 @@ def format_response(table: pd.DataFrame) -> str:
 DERIVED = "derived (see its docstring)"
 
 
-def settings_against_defaults(profile: Profile, techniques: tuple[str, ...]) -> pd.DataFrame:
-    """One row per setting ``profile`` gives one of ``techniques`` (a synthesiser's size
-    parameters, its epochs): the library's default beside the profile's value, so a chapter says
-    which synthesiser its grid ran without typing it. A default of None (a value the synthesiser
-    derives, e.g. AIM's 16 d rounds) reads "derived (see its docstring)"; values read as text."""
+def private_techniques() -> tuple[str, ...]:
+    """The registered synthesisers that take a privacy budget (an ``epsilon`` parameter)."""
+    return tuple(name for name, made in SYNTHESISERS.items()
+                 if "epsilon" in inspect.signature(made).parameters)  # fmt: skip
+
+
+def settings_against_defaults(
+    profile: Profile, techniques: tuple[str, ...] | None = None
+) -> pd.DataFrame:
+    """One row per setting ``profile`` gives one of ``techniques`` (default: every
+    :func:`private_techniques`; a synthesiser's size parameters, its epochs): the library's
+    default beside the profile's value, so a chapter says which synthesiser its grid ran without
+    typing it. A default of None (a value the synthesiser derives, e.g. AIM's 16 d rounds) reads
+    "derived (see its docstring)"; values read as text."""
     rows = []
-    for technique in techniques:
+    for technique in techniques or private_techniques():
         defaults = inspect.signature(SYNTHESISERS[technique]).parameters
         for name, value in profile.params_for(technique).items():
             default = defaults[name].default if name in defaults else None
