@@ -82,3 +82,16 @@ def test_the_measurement_check_finds_a_typed_result():
 def test_no_page_types_a_measured_value(page):
     path = BOOK.parent / page if page == "README.md" else BOOK / page
     assert typed_measurements(path.read_text()) == []
+
+
+@pytest.mark.fast
+def test_the_book_build_skips_every_environment_the_makefile_creates():
+    """`make test` creates .venv-anonymeter, whose packages ship Markdown files: a later
+    `make reproduce` read them as book pages and failed under --warningiserror."""
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    made = set(re.findall(r"^\w+\s*:=\s*(\.venv[\w-]*)\s*$", (root / "Makefile").read_text(), re.M))
+    excluded = set(yaml.safe_load((root / "_config.yml").read_text())["exclude_patterns"])
+    assert {".venv", ".venv-anonymeter"} <= made
+    assert made <= excluded, made - excluded
