@@ -274,8 +274,8 @@ def test_the_paper_edition_reads_its_grid_from_the_store_and_studies_at_quick_sc
 
 def test_the_paper_profile_measures_utility_only_where_every_shipped_cell_holds_it():
     """``make reproduce PROFILE=paper`` measures a missing utility by regenerating the cell's
-    table (hours for the neural techniques): the profile names only the techniques whose shipped
-    cells all carry their utility rows, and those rows cover every such cell."""
+    table (hours for the neural techniques): the profile measures the utility only of techniques
+    whose shipped cells all carry their utility rows (since issue 41, every technique's)."""
     shipped = runner.results_path(PROFILES["paper"])
     with sqlite3.connect(f"file:{shipped}?mode=ro", uri=True) as conn:
         lacking = {t for (t,) in conn.execute(
