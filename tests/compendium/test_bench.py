@@ -180,3 +180,25 @@ def test_the_settings_table_covers_every_synthesiser_that_takes_a_budget_by_defa
     quick = PROFILES["quick"]  # sets CTGAN's epochs and PATE-GAN's iterations
     shown = set(settings_against_defaults(quick).technique)
     assert shown == {"pategan"}, shown  # not CTGAN/TVAE: no budget to set against
+
+
+def test_the_synthesiser_timing_gives_every_private_technique_the_largest_budget():
+    """bench-synth times each DP technique at the grid's largest epsilon (it trains longest), MST
+    and AIM included, and trains CTGAN/TVAE for a few epochs scaled to the profile's."""
+    from privmetrics.compendium.bench_synthesisers import EPSILONS, private_techniques, timed_params
+    from privmetrics.experiments.profiles import PROFILES
+    from privmetrics.synthesisers import SYNTHESISERS
+
+    paper = PROFILES["paper"]
+    for name in SYNTHESISERS:
+        params, scale = timed_params(paper, name, measured_epochs=3)
+        if name in private_techniques():
+            assert params["epsilon"] == max(EPSILONS), name
+        else:
+            assert "epsilon" not in params, name
+        if name in ("ctgan", "tvae"):
+            assert (params["epochs"], scale) == (3, 100.0)
+        else:
+            assert scale == 1.0, name
+    assert timed_params(paper, "ctgan", full=True) == (paper.params_for("ctgan"), 1.0)
+    assert timed_params(paper, "aim")[0]["rounds"] == paper.params_for("aim")["rounds"]

@@ -35,7 +35,25 @@ from privmetrics.geometry.fidelity import marginal_distance
 from privmetrics.synthesisers import SYNTHESISERS, make_synthesiser
 
 EPSILONS = (0.2, 1.0, 2.0, 10.0)
+# epsilon-response's default techniques: the paper's two DP synthesisers (AIM at every epsilon
+# and seed takes hours at full size; name it with --techniques)
 DP_TECHNIQUES = ("privbayes", "pategan")
+
+
+def timed_params(
+    profile: Profile, name: str, measured_epochs: int = 3, full: bool = False
+) -> tuple[dict, float]:
+    """What :func:`time_synthesisers` builds ``name`` with, and the factor its fit time is
+    scaled by: the profile's settings, the grid's largest epsilon for every technique that takes
+    one (:func:`private_techniques`; the largest budget trains longest), and, unless ``full``,
+    at most ``measured_epochs`` epochs with the time extrapolated to the profile's."""
+    params = profile.params_for(name)
+    if name in private_techniques():
+        params["epsilon"] = max(EPSILONS)
+    epochs, scale = params.get("epochs"), 1.0
+    if epochs and not full and epochs > measured_epochs:
+        scale, params["epochs"] = epochs / measured_epochs, measured_epochs
+    return params, scale
 
 
 def time_synthesisers(
@@ -44,13 +62,8 @@ def time_synthesisers(
     real, _, schema, source = benchmark_pair(rows)
     out = []
     for name in tqdm(list(SYNTHESISERS), desc="synthesisers"):
-        params = profile.params_for(name)
-        if name in DP_TECHNIQUES:
-            params["epsilon"] = max(EPSILONS)  # the largest budget trains longest
-        epochs = params.get("epochs")
-        scale = 1.0
-        if epochs and not full and epochs > measured_epochs:
-            scale, params["epochs"] = epochs / measured_epochs, measured_epochs
+        params, scale = timed_params(profile, name, measured_epochs, full)
+        epochs = profile.params_for(name).get("epochs")
         model = make_synthesiser(name, seed=0, **params)
         start = time.perf_counter()
         model.fit(real, schema)
