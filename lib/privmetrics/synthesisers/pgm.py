@@ -6,7 +6,8 @@ Differentially Private Synthetic Data", VLDB 2022).
 Each measures noisy marginals of the discretised table (:mod:`.discretise`, the same declared
 public-domain binning as PrivBayes and PATE-GAN) and fits a graphical model to them with
 Private-PGM's mirror descent (the ``mbi`` package, McKenna et al. 2019); the release is sampled
-from that model. The mechanism is ours, written from the paper, so that its noise is drawn from
+from that model by our own forward sampler (:meth:`.junction.JunctionMarginals.sample`, which
+says why not by Private-PGM's). The mechanism is ours, written from the paper, so that its noise is drawn from
 the synthesiser's seeded generator: smartnoise-synth's MST draws OpenDP's noise, which no seed
 reproduces, and learns its category encoders from the data.
 
@@ -165,15 +166,8 @@ class _OnPrivatePGM(Synthesiser):
 
     def _sample(self, n):
         n = n if n is not None else 100
-        # mbi's sampler draws from NumPy's global generator: seed it, then put it back
-        state = np.random.get_state()  # noqa: NPY002
-        np.random.seed(self.seed + 1)  # noqa: NPY002
-        try:
-            data = self.model_.synthetic_data(rows=n)
-        finally:
-            np.random.set_state(state)  # noqa: NPY002
-        columns = data.to_dict()
-        codes = np.stack([np.asarray(columns[name]) for name in self.domain_.attributes], 1)
+        drawn = JunctionMarginals(self.model_).sample(n, self._rng(3))
+        codes = np.stack([drawn[name] for name in self.domain_.attributes], 1)
         return self.discretiser_.decode(codes, self._rng(1))
 
 
