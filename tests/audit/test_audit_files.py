@@ -2,6 +2,7 @@
 CSV, Parquet dates, other formats, numbers too large for the Random baseline, and the mistakes a
 steward makes (a tiny release, swapped files, a holdout short of a column)."""
 
+import re
 import warnings
 
 import numpy as np
@@ -139,6 +140,66 @@ def test_a_holdout_without_a_column_is_named(texas300):
     real, other, _ = texas300
     with pytest.raises(InvalidInputError, match=r"the holdout lacks column\(s\) \['RACE'\]"):
         run_audit(real, other, holdout=other.drop(columns="RACE"))
+
+
+def test_a_holdout_with_an_extra_column_is_refused_like_one_without(texas300):
+    real, other, _ = texas300
+    with pytest.raises(InvalidInputError, match=r"the holdout has column\(s\) \['extra'\] that "
+                                                r"the real table lacks"):  # fmt: skip
+        run_audit(real, other, holdout=other.assign(extra=1))
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_a_csv_without_commas_is_read_with_its_own_separator(files, capsys, sep):
+    path, real, other = files
+    real.to_csv(path / "semi.csv", index=False, sep=sep)
+    other.to_csv(path / "semi-synth.csv", index=False, sep=sep)
+    from privmetrics.audit.files import read_table
+
+    with pytest.warns(UserWarning, match=re.escape(f"read with the separator {sep!r}")):
+        frame = read_table(path / "semi.csv")
+    assert list(frame.columns) == list(real.columns) and len(frame) == len(real)
+    code, plain = audit_cli(capsys, path / "real.csv", path / "synth.csv")
+    code_s, semi = audit_cli(capsys, path / "semi.csv", path / "semi-synth.csv")
+    assert code == code_s == 0 and plain.out.splitlines()[-2] == semi.out.splitlines()[-2]
+
+
+def test_a_comma_file_is_not_sniffed(files):
+    from privmetrics.audit.files import read_table
+
+    path, real, _ = files
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no separator warning for an ordinary CSV
+        assert read_table(path / "real.csv").shape == real.shape
+
+
+@pytest.mark.parametrize("kind", ["gzip", "bz2", "xz", "zip"])
+def test_a_compressed_file_named_csv_is_named_as_one(files, capsys, kind):
+    path, real, _ = files
+    real.to_csv(path / "packed.csv", index=False, compression=kind)
+    code, out = audit_cli(capsys, path / "packed.csv", path / "synth.csv")
+    suffix = {"gzip": ".gz"}.get(kind, f".{kind}")
+    assert code == 2 and f"it is a compressed file ({kind}) named .csv" in out.err
+    assert f"rename it packed.csv{suffix}" in out.err
+
+
+def test_a_csv_column_of_iso_dates_is_read_as_days(tmp_path):
+    from privmetrics.audit.files import conform, read_table
+    from privmetrics.data.schema import infer_schema
+
+    rng = np.random.default_rng(0)
+    days = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 400, 300), unit="D")
+    frame = pd.DataFrame({"admitted": days.strftime("%Y-%m-%d"), "ward": rng.choice(list("abc"), 300),
+                          "code": rng.choice(["2020-x", "2021-y", "z"], 300)})  # fmt: skip
+    frame.loc[5, "admitted"] = ""  # a gap stays a gap
+    frame.to_csv(tmp_path / "dates.csv", index=False)
+    with pytest.warns(UserWarning, match=r"column\(s\) \['admitted'\] hold dates"):
+        read = read_table(tmp_path / "dates.csv")
+    schema = infer_schema(read)
+    assert schema.columns["admitted"] == "numerical" and schema.columns["code"] == "categorical"
+    days_read = conform(read, schema, "real data")["admitted"]
+    assert days_read.isna().sum() == 1
+    assert days_read.iloc[0] == (days[0] - pd.Timestamp("1970-01-01")).days
 
 
 def test_a_tiny_release_and_swapped_files_are_warned_about(texas300):

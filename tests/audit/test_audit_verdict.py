@@ -190,6 +190,30 @@ def test_fail_on_rules():
             parse_threshold(bad)
 
 
+def test_the_gate_says_what_it_cannot_decide_without_a_holdout():
+    """Issue 62, item 3: without a holdout, a rule met at a level new people reach too exits 3
+    and asks for a holdout; met at a high risk (copies proven) or against a holdout it exits 1;
+    not met, 0."""
+    from privmetrics.audit.verdict import FAILED, UNDECIDED, gate
+
+    near = verdict_table([0.9, 0.8, 0.1])
+    assert gate(near, "near-real", "Random", "high risk") == (
+        FAILED,
+        "--fail-on near-real: met by M0, M1",
+    )
+    code, said = gate(near, "near-real", "Random", "some risk")
+    assert code == UNDECIDED == 3 and "cannot decide without a holdout" in said
+    assert gate(near, "near-real", "holdout", "high risk")[0] == FAILED
+    assert gate(near, "0.85", "holdout", "some risk")[0] == FAILED
+    assert gate(verdict_table([0.1, 0.2]), "between", "Random", "low risk") == (0, "")
+    # the headline's words for a "some risk" of near-Real measures are the category lines' words
+    verdict = decide(near, copies=0.0)
+    assert (
+        verdict.level == "some risk" and "place the release near Real (a copy)" in verdict.headline
+    )
+    assert "(near Real)" in verdict.categories[0]
+
+
 @pytest.fixture(scope="module")
 def texas():
     frame, schema = load_dataset("texas", n=600, seed=0)
@@ -516,3 +540,49 @@ def test_the_three_criteria_with_the_holdout_flag_a_copy_and_not_a_shuffle(texas
                for line in report.verdict.categories)  # fmt: skip
     found = json.loads(report.to_json())["singling out, linkability and inference"]
     assert found["summary"] == report.criteria_lines
+
+
+def twin_population(n: int, share: float, seed: int = 0) -> pd.DataFrame:
+    """Texas rows of which about ``share`` are exact twins of another row, in random order."""
+    rows, _ = load_dataset("texas", n=n, seed=seed)
+    rng = np.random.default_rng(seed)
+    pairs = int(share * n / 2)
+    twins = rows.iloc[: n - pairs].copy()
+    doubled = pd.concat([twins, twins.iloc[:pairs]], ignore_index=True)
+    return doubled.iloc[rng.permutation(len(doubled))].reset_index(drop=True)
+
+
+def test_twins_a_copy_reads_copied_and_closer_and_fresh_rows_read_chance():
+    """Issue 62, item 2: with 17% twins the cut-off became 0 (0 / 0 scored 0), so an exact copy
+    read "closer than a non-member: 0 of 3,654". A tie at zero is "as close as": the copy reads
+    closer for nearly all of its rows, fresh rows of the same population at chance."""
+    population = twin_population(1800, 0.3)
+    _, schema = load_dataset("texas", n=10)
+    real, holdout, fresh = (population.iloc[k * 600:(k + 1) * 600].reset_index(drop=True)
+                            for k in range(3))  # fmt: skip
+    from privmetrics.audit.evidence import twin_share
+
+    assert twin_share(population) >= 0.25 and twin_share(real) > 0.05
+    copy, lines = quiet(row_evidence, Pair(real, real.copy(), schema), holdout)
+    assert copy.copied.sum() == len(real) and "real rows with a twin in the real table" in lines[0]
+    # rows whose twin is in the holdout are as close to it as to the release: not counted
+    assert copy["closer than a non-member"].sum() >= 0.75 * len(real), lines[1]
+    evidence, lines = quiet(row_evidence, Pair(real, fresh, schema), holdout)
+    assert evidence["closer than a non-member"].sum() <= 0.1 * len(real), lines[1]
+
+
+@pytest.mark.parametrize("size", [0.2, 0.5, 1.0, 2.0])
+def test_closer_stays_at_chance_for_a_holdout_of_any_size(size):
+    """Issue 62, item 1: a holdout a fifth of the real table's size put 8.3% of the real rows
+    "closer than a non-member" for a release that holds none of them. Searched at equal sizes, a
+    release of fresh rows reads within the binomial chance interval of 5% at every size, and a
+    copy still reads nearly every row."""
+    rows, schema = load_dataset("texas", n=3000, seed=3)
+    real, fresh = rows.iloc[:600].reset_index(drop=True), rows.iloc[600:1200]
+    holdout = rows.iloc[1200 : 1200 + int(size * 600)].reset_index(drop=True)
+    evidence, lines = quiet(row_evidence, Pair(real, fresh.reset_index(drop=True), schema), holdout)
+    rate = evidence["closer than a non-member"].sum() / len(real)
+    assert rate <= 0.05 + 2.6 * np.sqrt(0.05 * 0.95 / len(real)), lines[1]  # 99% upper end
+    assert ("equal-size draws" in lines[1]) == (size != 1.0)
+    copy, lines = quiet(row_evidence, Pair(real, real.copy(), schema), holdout)
+    assert copy["closer than a non-member"].mean() >= 0.9, lines[1]

@@ -139,6 +139,13 @@ def test_dp_synthesisers_reject_bad_parameters(table):
         for bad in (0, -1.0, float("nan")):
             with pytest.raises(InvalidInputError, match="epsilon must be a positive"):
                 make_synthesiser(name, epsilon=bad)
+    from privmetrics.compendium.bench_synthesisers import private_techniques
+
+    assert {"privbayes", "pategan", "mst", "aim"} <= set(private_techniques())
+    for name in private_techniques():  # 1e300 once raised OverflowError in MST's and AIM's fit
+        with pytest.raises(InvalidInputError, match="epsilon must be at most 10,000, got 1e"):
+            make_synthesiser(name, epsilon=1e300)
+        assert make_synthesiser(name, epsilon=1e4).epsilon == 1e4  # the bound itself is allowed
     with pytest.raises(
         InvalidInputError,
         match="at least 2500 rows to fit, got 100 .5 rows per teacher, 500 teachers",

@@ -7,6 +7,7 @@ May import ``data``; used by :mod:`.run` and the ``privmetrics audit`` command
 
 from __future__ import annotations
 
+import csv
 import os
 import warnings
 from dataclasses import replace
@@ -19,6 +20,10 @@ from privmetrics.data.schema import ColumnType, Schema, did_you_mean, infer_sche
 from privmetrics.data.validation import InvalidInputError
 
 COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
+# the first bytes of each compressed format, for a compressed file named .csv
+MAGIC = {b"\x1f\x8b": ".gz", b"BZh": ".bz2", b"\xfd7zXZ\x00": ".xz", b"PK\x03\x04": ".zip"}
+# separators a CSV with a single column is sniffed for (a European ";" export, a tab file)
+SEPARATORS = ";\t|"
 
 
 SUPPORTED = ".csv, .csv.gz, .csv.bz2, .csv.xz, .zip (one CSV inside), .parquet, .pq"
@@ -43,15 +48,19 @@ def read_table(path: str | Path, na_values: list[str] | None = None) -> pd.DataF
             f"cannot read {path}: {''.join(path.suffixes) or 'no extension'} is not a supported "
             f"format; use one of {SUPPORTED}"
         )
+    if last == ".csv":
+        check_not_compressed(path)
     try:
         if last in (".parquet", ".pq"):
             frame = pd.read_parquet(path)
         else:
-            header = _csv_header(path)
+            sep = sniff_separator(path)
+            header = _csv_header(path, sep)
             duplicated = sorted({c for c in header if header.count(c) > 1})
             if duplicated:
                 raise InvalidInputError(f"{path} has duplicate column name(s) {duplicated}")
-            frame = pd.read_csv(path, keep_default_na=False, na_values=["", *(na_values or [])])
+            frame = pd.read_csv(path, sep=sep, keep_default_na=False,
+                                na_values=["", *(na_values or [])])  # fmt: skip
     except InvalidInputError:
         raise
     except Exception as exc:  # any parser error becomes one message naming the file
@@ -59,14 +68,77 @@ def read_table(path: str | Path, na_values: list[str] | None = None) -> pd.DataF
     duplicated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
     if duplicated:
         raise InvalidInputError(f"{path} has duplicate column name(s) {duplicated}")
-    return frame
+    return frame if not is_csv else parse_dates(frame, path.name)
 
 
-def _csv_header(path: Path) -> list[str]:
+# distinct values of a text column tried as dates before the whole column is
+DATE_PROBE = 200
+
+
+def parse_dates(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Text columns whose every value is an ISO 8601 date or time (2024-03-01, 2024-03-01T08:30)
+    as datetime64, with a warning naming them: a date is then a number of days (the schema infers
+    it numerical, :func:`conform` counts days since 1970-01-01), not a category of a few hundred
+    values. A column with any other value stays text."""
+    dates = {}
+    for col in frame.select_dtypes(include="object").columns:
+        values = frame[col].dropna()
+        probe = values.drop_duplicates().head(DATE_PROBE).astype(str)
+        if probe.empty or pd.to_numeric(probe, errors="coerce").notna().any():
+            continue
+        if pd.to_datetime(probe, format="ISO8601", errors="coerce").isna().any():
+            continue
+        parsed = pd.to_datetime(frame[col], format="ISO8601", errors="coerce", utc=True)
+        if parsed[values.index].notna().all():
+            dates[col] = parsed.dt.tz_convert(None)
+    if dates:
+        warnings.warn(
+            f"{name}: column(s) {sorted(dates)} hold dates, read as days since 1970-01-01 "
+            "(numerical; declare them categorical in --schema to compare them as text)",
+            UserWarning,
+            stacklevel=3,
+        )
+    return frame.assign(**dates) if dates else frame
+
+
+def _csv_header(path: Path, sep: str = ",") -> list[str]:
     """The raw header row (pandas would rename duplicates), through the file's compression."""
-    frame = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False,
+    frame = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False,
                         encoding="utf-8-sig")  # fmt: skip
     return [] if frame.empty else list(frame.iloc[0])
+
+
+def check_not_compressed(path: Path) -> None:
+    """Refuse a compressed file named ``.csv`` (its bytes would be read as text, and fail with a
+    codec message that does not say why), naming its format and the name to give it."""
+    with open(path, "rb") as handle:
+        start = handle.read(8)
+    for magic, suffix in MAGIC.items():
+        if start.startswith(magic):
+            raise InvalidInputError(
+                f"cannot read {path}: it is a compressed file ({COMPRESSED[suffix]}) named .csv; "
+                f"rename it {path.name}{suffix} and it is read as one"
+            )
+
+
+def sniff_separator(path: Path) -> str:
+    """The CSV's separator: ``","`` unless the header holds no comma and one of
+    :data:`SEPARATORS` (a ``;``-separated export read with commas is one column of text that would
+    be scored as a table); a warning says which separator was used."""
+    with pd.io.common.get_handle(path, "r", compression="infer", encoding="utf-8-sig",
+                                 errors="replace") as handle:  # fmt: skip
+        sample = handle.handle.read(64 * 1024)
+    lines = sample.splitlines()
+    header = lines[0] if lines else ""
+    if "," in header or not any(s in header for s in SEPARATORS):
+        return ","
+    try:
+        sep = csv.Sniffer().sniff("\n".join(lines[:50]), delimiters=SEPARATORS).delimiter
+    except csv.Error:  # a header alone, or ragged lines: the separator the header holds most of
+        sep = max(SEPARATORS, key=header.count)
+    warnings.warn(f"{path.name} has no comma in its header: read with the separator {sep!r}",
+                  UserWarning, stacklevel=3)  # fmt: skip
+    return sep
 
 
 def check_writable(path: str | Path) -> Path:

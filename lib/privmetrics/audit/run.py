@@ -121,10 +121,13 @@ def audit(
               "synthetic data": conform(synthetic, schema, "synthetic data")[real.columns]}  # fmt: skip
     if holdout is not None:
         absent = [c for c in real.columns if c not in holdout.columns]
-        if absent:
+        extra = [c for c in holdout.columns if c not in real.columns]
+        if absent or extra:
+            which = (f"lacks column(s) {absent} of the real table" if absent
+                     else f"has column(s) {extra} that the real table lacks")  # fmt: skip
             raise InvalidInputError(
-                f"the holdout lacks column(s) {absent} of the real table: it must have the same "
-                "columns (real rows the generator never saw)"
+                f"the holdout {which}: it must have the same columns (real rows the generator "
+                "never saw)"
             )
         tables["holdout data"] = conform(holdout, schema, "holdout data")[real.columns]
     for name in list(tables)[1:]:

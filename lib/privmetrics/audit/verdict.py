@@ -127,6 +127,10 @@ def decide(
         else:
             level, hits = "low risk", table[attack]
         where = words[level]
+        if level == "some risk" and len(near):  # the category lines' words for the same bands
+            where = (
+                words["high risk"] if len(near) == len(hits) else f"{where} or {words['high risk']}"
+            )
         strongest = hits.sort_values("position", ascending=False)
         names = ", ".join(
             f"{m} ({percent(p)})" for m, p in zip(strongest.metric, strongest.position, strict=True)
@@ -244,6 +248,33 @@ def fails(table: pd.DataFrame, rule: str, anchor: str = "Random") -> list[str]:
     else:
         hit = attack & (table["position"].to_numpy(float) >= parse_threshold(rule) - TOLERANCE)
     return list(table.metric[np.asarray(hit, dtype=bool)])
+
+
+# The exit statuses of ``privmetrics audit --fail-on`` (0 done, 2 bad input: the command's own)
+FAILED, UNDECIDED = 1, 3
+
+
+def gate(table: pd.DataFrame, rule: str, anchor: str, level: str) -> tuple[int, str]:
+    """``--fail-on rule`` decided: (exit status, the sentence that says why; "" when not met).
+
+    :data:`FAILED` when the rule is met and the audit can tell the release from new people: with
+    a holdout, or against Random at a high risk (copies beyond the twins' baseline prove it).
+    :data:`UNDECIDED` when it is met against Random at a lower level: new people of the same
+    population place a release near Real (or between) against Random too, so without a holdout
+    the gate cannot say whether this release exposes anyone; the sentence asks for a holdout.
+    (A shuffled table, a GaussianCopula release and a release of fresh rows met ``near-real``
+    without a holdout and failed their pipelines before; with one they pass.)"""
+    met = fails(table, rule, anchor)
+    if not met:
+        return 0, ""
+    said = f"--fail-on {rule}: met by {', '.join(met)}"
+    if anchor == "holdout" or level == "high risk":
+        return FAILED, said
+    return UNDECIDED, (
+        f"{said} against Random, where new people of the same population score so too: cannot "
+        "decide without a holdout (real rows the generator never saw, --holdout; --holdout-split "
+        f"makes one before training); exit status {UNDECIDED}"
+    )
 
 
 def parse_threshold(rule: str) -> float:

@@ -1,7 +1,9 @@
 """``privmetrics audit``: read the files, audit, print the verdict first, write the reports.
 
 Exit codes: 0 done; 1 ``--fail-on`` was met (the verdict and the metrics that met it are
-printed); 2 bad input or an unexpected error, in one line.
+printed); 2 bad input or an unexpected error, in one line; 3 ``--fail-on`` was met against
+Random at a level a release of new people reaches too, so that only a holdout can decide (the
+sentence says so; :func:`privmetrics.audit.verdict.gate`).
 """
 
 from __future__ import annotations
@@ -77,7 +79,8 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--fail-on",
         help="exit 1 when a metric places the release near-real, between (or nearer Real), or at "
-        "a position >= a number in [0, 1]; for pipelines",
+        "a position >= a number in [0, 1]; for pipelines. Without --holdout, exit 3 when the "
+        "rule is met at a level new people reach too (only a holdout can decide)",
     )
     parser.add_argument(
         "--na-values",
@@ -94,7 +97,7 @@ def run(args) -> int:
 
     from privmetrics.audit.files import check_writable, load_schema, read_table
     from privmetrics.audit.run import audit
-    from privmetrics.audit.verdict import fails, parse_threshold
+    from privmetrics.audit.verdict import gate, parse_threshold
     from privmetrics.data.validation import InvalidInputError
 
     if getattr(args, "holdout_split", None) is not None:
@@ -173,10 +176,10 @@ def run(args) -> int:
         result.evidence.to_csv(outputs["evidence"], index=False)
         print(f"{len(result.evidence):,} exposed rows written to {outputs['evidence']}")
     if args.fail_on:
-        met = fails(result.judged, args.fail_on, result.anchor)
-        if met:
-            print(f"--fail-on {args.fail_on}: met by {', '.join(met)}")
-            return 1
+        code, said = gate(result.judged, args.fail_on, result.anchor, result.verdict.level)
+        if code:
+            print(said)
+            return code
     return 0
 
 

@@ -91,13 +91,31 @@ class ValidationReport:
         return " | ".join(self.remarks) if self.remarks else "no remarks"
 
 
+# Named quantities with a largest sensible value, which check_positive refuses beyond, with why.
+# epsilon: a budget beyond 10,000 promises no privacy (a likelihood ratio of e^10000) and
+# overflows the conversions between budgets (zCDP's delta in MST and AIM raised OverflowError at
+# 1e300). The bound lives here, where every synthesiser's check_epsilon reads it, so that no
+# synthesiser's code (and so no cached table's fingerprint) changes with it.
+MAXIMA = {
+    "epsilon": (
+        1e4,
+        "such a budget protects no one and overflows the privacy conversions; for no privacy at "
+        "all use a synthesiser without a budget (CTGAN, TVAE)",
+    ),
+}
+
+
 def check_positive(name: str, value, allow_zero: bool = False) -> float:
-    """A finite real number > 0 (>= 0 with ``allow_zero``); strings, booleans and NaN are refused."""
+    """A finite real number > 0 (>= 0 with ``allow_zero``), at most its bound in :data:`MAXIMA`
+    if it has one; strings, booleans and NaN are refused."""
     wanted = "a finite number >= 0" if allow_zero else "a positive finite number"
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
         raise InvalidInputError(f"{name} must be {wanted}, got {value!r} ({type(value).__name__})")
     if value < 0 or (value == 0 and not allow_zero):
         raise InvalidInputError(f"{name} must be {wanted}, got {value!r}")
+    largest, why = MAXIMA.get(name, (np.inf, ""))
+    if value > largest:
+        raise InvalidInputError(f"{name} must be at most {largest:,.0f}, got {value:g}: {why}")
     return float(value)
 
 
