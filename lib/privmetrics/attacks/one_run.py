@@ -44,6 +44,7 @@ from privmetrics.attacks.membership_game import FeatureMaker, GameResult, vulner
 from privmetrics.attacks.whole_release import SCORINGS, WholeReleaseAttack
 from privmetrics.data.schema import Schema
 from privmetrics.synthesisers import make_synthesiser
+from privmetrics.synthesisers.planted import CONTROLS, make_control
 from privmetrics.threads import limited
 
 # The membership forest's trees. Without bootstrap and with every feature at every split, its
@@ -92,9 +93,13 @@ class Played:
     release: dict[str, list[float]]
 
 
-def _releases(technique, params, source, targets, member, schema, train_rows, rng, seed0):
+def _releases(technique, params, source, targets, member, schema, train_rows, rng, seed0,
+              fresh=None):  # fmt: skip
     """One (release, its source rows' positions) per row of ``member``: the targets it marks plus
-    rows of ``source``."""
+    rows of ``source``. A control of :data:`~privmetrics.synthesisers.planted.CONTROLS` (the
+    leakage ladder) fills its release with ``fresh`` rows, or without them with the rows of
+    ``source`` that the table does not hold (the attacker's shadow releases, from their own
+    reference)."""
     out = []
     for r, inside in enumerate(member):
         held = targets[inside]
@@ -103,10 +108,16 @@ def _releases(technique, params, source, targets, member, schema, train_rows, rn
         at = rng.choice(len(source), train_rows - len(held), replace=False)
         table = pd.concat([source.iloc[at], held], ignore_index=True)
         table = table.iloc[rng.permutation(len(table))].reset_index(drop=True)
-        model = make_synthesiser(technique, seed=seed0 + r, **params)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out.append((model.fit_sample(table, schema, train_rows), at))
+            if technique in CONTROLS:
+                spare = fresh if fresh is not None else source.drop(index=source.index[at])
+                model = make_control(technique, seed=seed0 + r, **params)
+                release = model.fit_sample(table, schema, train_rows, fresh=spare)
+            else:
+                model = make_synthesiser(technique, seed=seed0 + r, **params)
+                release = model.fit_sample(table, schema, train_rows)
+            out.append((release, at))
     return out
 
 
@@ -124,11 +135,16 @@ def play_targets(
     leaky: bool = False,
     threads: int = 1,
     attacks: tuple[str, ...] = ATTACKS,
+    fresh: pd.DataFrame | None = None,
 ) -> Played:
     """The module doc's games for the rows at ``targets`` (kind -> positions in ``population``)
     and the sensitive attribute ``sensitive`` (default: the schema's first; no attribute game
     without one). ``attacks``: the ones to play on the same releases, of :data:`ATTACKS` (the
-    membership game is always played); the others' results are left empty."""
+    membership game is always played); the others' results are left empty. ``fresh``: for a
+    control of the leakage ladder (``technique`` ``"planted"``), rows of the population outside
+    ``population`` that fill its evaluation releases (never a member, never a non-member)."""
+    if technique in CONTROLS and fresh is None:
+        raise ValueError(f"{technique!r} releases need fresh rows outside the population (fresh=)")
     unknown = set(attacks) - set(ATTACKS)
     if unknown:
         raise ValueError(f"unknown attacks {sorted(unknown)}; choose from {ATTACKS}")
@@ -151,7 +167,7 @@ def play_targets(
         shadows = [z for z, _ in _releases(technique, params, reference, target_rows, in_shadow,
                                            schema, train_rows, rng, seed * 1_000_003)]  # fmt: skip
         made = _releases(technique, params, pool, target_rows, in_release, schema, train_rows,
-                         rng, seed * 1_000_003 + shadow)  # fmt: skip
+                         rng, seed * 1_000_003 + shadow, fresh)  # fmt: skip
         evaluated = [z for z, _ in made]
         x_shadow = np.stack([features.table(z, target_rows) for z in shadows], axis=1)
         tested, truth = (shadows, in_shadow) if leaky else (evaluated, in_release)

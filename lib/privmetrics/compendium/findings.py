@@ -190,7 +190,7 @@ def attack_sentences(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataF
         MIN_EFFECT,
         MIN_TARGETS,
         RELIABLE,
-        _above_chance,
+        finds_members,
     )
     from privmetrics.experiments.game_findings import VERDICTS, members_found
 
@@ -201,7 +201,7 @@ def attack_sentences(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataF
         )
     groups = auc.groupby(["dataset", "kind"]).ngroups
     real = auc[auc.config == "Real"]
-    caught = sum(_above_chance(r, 0.5) for r in real.itertuples())
+    caught = sum(finds_members(r, 0.5) for r in real.itertuples())
     others = auc[auc.config != "Real"]
     found = [r for _, part in others.groupby(["dataset", "kind"]) for r in members_found(part)]
     targets = int(auc["n targets"].min())

@@ -83,7 +83,7 @@ MIN_TARGETS = 10
 RELIABLE = 0.8
 
 
-def _above_chance(row, chance: float, alpha: float = 0.05) -> bool:
+def finds_members(row, chance: float, alpha: float = 0.05) -> bool:
     """The attack's value is at least :data:`MIN_EFFECT` above ``chance``, its interval lies
     wholly above it, and, where the row has one (membership), its permutation test's p-value
     (:func:`~privmetrics.attacks.membership_game.permutation_p`) is at most ``alpha``: with a
@@ -225,7 +225,7 @@ def alarms(
         where = place.get(config, np.nan)
         if np.isnan(where):
             continue
-        if where < 1 / 3 - 1e-12 and _above_chance(row, chance, alpha):
+        if where < 1 / 3 - 1e-12 and finds_members(row, chance, alpha):
             missed.append(config)
         elif where >= 2 / 3 - 1e-12 and at_chance(row, chance):
             false.append(config)
@@ -260,7 +260,7 @@ def predictiveness(
         chance = 0.5 if measure == "AUC" else 0.0
         stacked = _attack_draws(bounds)
         steady = reliability(stacked)
-        works = "Real" in bounds.index and _above_chance(bounds.loc["Real"], chance)
+        works = "Real" in bounds.index and finds_members(bounds.loc["Real"], chance)
         targets = int(bounds["n targets"].min())
         usable = works and targets >= MIN_TARGETS
         noise = stacked[np.arange(draws) % len(stacked)]
@@ -270,7 +270,7 @@ def predictiveness(
         alpha = 0.05 / max(len(bounds) - 1, 1)
         # how many configurations the attack separates from chance, and how many it shows at
         # chance: where most sit at chance their order is noise and the reliability stays low
-        above = sum(_above_chance(r, chance, alpha) for _, r in bounds.iterrows())
+        above = sum(finds_members(r, chance, alpha) for _, r in bounds.iterrows())
         level = sum(at_chance(r, chance) for _, r in bounds.iterrows())
         for metric in scores.columns:
             x = scores[metric].to_numpy(float)
@@ -289,7 +289,7 @@ def predictiveness(
                              else ([], []))  # fmt: skip
             # configurations beyond Real that the attack decides and the metric places
             decided = sum(
-                (_above_chance(r, chance, alpha) or at_chance(r, chance))
+                (finds_members(r, chance, alpha) or at_chance(r, chance))
                 and placed is not None and not np.isnan(placed[metric].get(c, np.nan))
                 for c, r in bounds.iterrows() if c != "Real"
             )  # fmt: skip
@@ -370,7 +370,7 @@ def per_record(
         stored = [json.loads(i) for i in part.ingredients]
         real = attacks[(attacks.dataset == dataset) & (attacks.kind == kind)
                        & (attacks.measure == "AUC") & (attacks.config == "Real")]  # fmt: skip
-        works = bool(len(real)) and _above_chance(real.iloc[0], 0.5)
+        works = bool(len(real)) and finds_members(real.iloc[0], 0.5)
         rng = np.random.default_rng(seed)
         noise = np.stack([_auc_draws(np.array(json.loads(sc)), t, draws, rng)
                           for sc, t in zip(part.scores, truth, strict=True)], axis=1)  # fmt: skip

@@ -16,7 +16,7 @@ from privmetrics.experiments.game_analysis import (
     MIN_TARGETS,
     MISSES,
     TRACKS,
-    _above_chance,
+    finds_members,
 )
 
 VERDICTS = (MISSES, FALSE_ALARM, TRACKS, DOES_NOT, AGREES, CANNOT_TELL)
@@ -86,7 +86,7 @@ def members_found(others: pd.DataFrame) -> list:
     permutation test's level divided by the number of configurations scanned (Bonferroni: one in
     twenty would pass by chance at 0.05)."""
     alpha = 0.05 / max(len(others), 1)
-    return [r for _, r in others.iterrows() if _above_chance(r, 0.5, alpha)]
+    return [r for _, r in others.iterrows() if finds_members(r, 0.5, alpha)]
 
 
 def found_members(attacks: pd.DataFrame, results: pd.DataFrame, final: list[str]) -> str:
@@ -147,7 +147,7 @@ def no_loss_check(results: pd.DataFrame, attacks: pd.DataFrame, metric: str = "A
         found = [
             f"{r.kind} targets {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for r in part.itertuples()
         ]
-        above = [r.kind for _, r in part.iterrows() if _above_chance(r, 0.5)]
+        above = [r.kind for _, r in part.iterrows() if finds_members(r, 0.5)]
         low = score < 0.5  # nearer to "no loss" (0) than to Real (1)
         if above and low:
             reading = (f"the attack finds members ({', '.join(above)} targets, interval above "

@@ -34,7 +34,7 @@ from joblib import delayed
 from tqdm import tqdm
 
 from privmetrics.attacks.one_run import choose_targets, play_targets
-from privmetrics.data.datasets import load_dataset
+from privmetrics.data.datasets import holdout_rows, load_dataset
 from privmetrics.experiments.game_store import (
     ATTACK_VERSIONS,
     TABLES,
@@ -42,7 +42,12 @@ from privmetrics.experiments.game_store import (
     expected,
     game_settings,
 )
-from privmetrics.experiments.grid import Configuration, paper_configurations
+from privmetrics.experiments.grid import (
+    LADDER,
+    Configuration,
+    ladder_configurations,
+    paper_configurations,
+)
 from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.runner import TECHNIQUE_COST, results_path
 from privmetrics.experiments.store import missing_note
@@ -63,15 +68,16 @@ def compact(ingredients: dict[str, np.ndarray]) -> dict[str, list]:
 
 def play_configuration(
     dataset: str, config: Configuration, params: dict, targets: dict[str, list[int]],
-    population: pd.DataFrame, schema, settings: dict,
+    population: pd.DataFrame, schema, settings: dict, fresh: pd.DataFrame | None = None,
 ) -> dict[str, list[dict]]:  # fmt: skip
     """One configuration's play: the rows of its membership and attribute games, by game. Each
     row's ``seconds`` is the play's time shared out over its rows, so that the rows of both
-    tables add up to it."""
+    tables add up to it. ``fresh``: the leakage ladder's fresh rows (:func:`ladder_fresh`)."""
     start = time.perf_counter()
     played = play_targets(
         population, schema, config.technique, params, targets, train_rows=settings["train_rows"],
         shadow=settings["shadow"], releases=settings["releases"], seed=settings["seed"],
+        fresh=fresh,
     )  # fmt: skip
     outcomes = {
         "membership": [
@@ -105,6 +111,32 @@ def play_configuration(
     }  # fmt: skip
 
 
+def ladder_fresh(dataset: str, population: pd.DataFrame, seed: int, train_rows: int):
+    """The leakage ladder's fresh rows for ``dataset``'s games: rows of the dataset outside the
+    games' ``population`` sample (drawn with ``seed``;
+    :func:`~privmetrics.data.datasets.holdout_rows`), at least four training tables' worth, none
+    equal to a population row, so that a fresh row is no member's and no non-member's twin."""
+    size = max(2_000, 4 * train_rows)
+    rest = holdout_rows(dataset, len(population), seed, size=size)
+    known = set(pd.util.hash_pandas_object(population.astype(str), index=False))
+    twins = pd.util.hash_pandas_object(rest.astype(str), index=False).isin(known).to_numpy()
+    return rest[~twins].reset_index(drop=True)
+
+
+def game_configurations(
+    profile: Profile, techniques: tuple[str, ...] | None
+) -> list[Configuration]:
+    """The configurations the games play: the paper's twelve (or ``techniques``'), then the
+    profile's leakage ladder (:func:`~.grid.ladder_configurations`) when ``techniques`` is None
+    or names ``"planted"``."""
+    asked = techniques or profile.game_techniques
+    paper = None if asked is None else tuple(t for t in asked if t != LADDER)
+    configs = paper_configurations(paper) if paper is None or paper else []
+    if asked is None or LADDER in asked:
+        configs += ladder_configurations(profile.game_ladder_doses, profile.game_ladder_jitters)
+    return configs
+
+
 def run_games(
     profile: Profile,
     datasets: list[str] | None = None,
@@ -115,13 +147,16 @@ def run_games(
     game: str = "membership",
     compute: bool = True,
     client=None,
+    ladder: bool = False,
 ) -> pd.DataFrame:
     """Play every configuration of the profile (module doc) that misses a game of either kind,
     longest first, and return the profile's ``game`` games (``"membership"`` or
     ``"attribute"``) of ``datasets``. With ``compute=False`` nothing is played: the missing
     configurations are counted in a printed note (:func:`.store.missing_note`). ``client``: a
     Dask client (:func:`.cluster.dask_client`) whose workers play the configurations instead of
-    joblib's; this process alone writes the store, as for the grid."""
+    joblib's; this process alone writes the store, as for the grid. The leakage ladder's games
+    (:func:`game_configurations`) are played with the others and returned only with
+    ``ladder=True`` (then alone): they are controls, which no metric's verdict reads."""
     store = store or GameStore(results_path(profile), game)
     stores = {g: store if g == store.game else GameStore(store.path, g) for g in TABLES}
     done = {g: stores[g].done(profile) for g in TABLES}
@@ -133,7 +168,8 @@ def run_games(
         targets = choose_targets(population, schema, profile.game_targets, profile.seed)
         keys = {g: expected(g, targets) for g in TABLES}
         chosen |= {(dataset, kind, t) for kind, t in keys["membership"] + keys["release"]}
-        for config in paper_configurations(techniques or profile.game_techniques):
+        fresh = None
+        for config in game_configurations(profile, techniques):
             complete = [
                 all((dataset, config.label, k, t) in done[g] for k, t in keys[g]) for g in TABLES
             ]
@@ -141,7 +177,10 @@ def run_games(
                 continue
             params = {**profile.params_for(config.technique), **config.synthesiser_params()}
             settings = game_settings(profile, config.technique)
-            tasks.append((dataset, config, params, targets, population, schema, settings))
+            if config.technique == LADDER and fresh is None:
+                fresh = ladder_fresh(dataset, population, profile.seed, profile.game_train_rows)
+            tasks.append((dataset, config, params, targets, population, schema, settings,
+                          fresh if config.technique == LADDER else None))  # fmt: skip
             if first or complete[0]:
                 noted.append(tasks[-1])
     tasks.sort(key=lambda task: -TECHNIQUE_COST.get(task[1].technique, 1))
@@ -168,8 +207,10 @@ def run_games(
             raise
     games = store.games(profile)
     keep = [
-        (d, k, int(t)) in chosen
-        for d, k, t in zip(games.dataset, games.kind, games.target, strict=True)
+        (d, k, int(t)) in chosen and (tech == LADDER) == ladder
+        for d, k, t, tech in zip(
+            games.dataset, games.kind, games.target, games.technique, strict=True
+        )  # fmt: skip
     ]
     return games[np.array(keep, dtype=bool)].reset_index(drop=True)
 

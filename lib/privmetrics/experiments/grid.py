@@ -38,6 +38,7 @@ DISPLAY = {
     "pategan": "PATE-GAN",
     "mst": "MST",
     "aim": "AIM",
+    "planted": "Planted",
 }
 # DP synthesisers beyond the paper's four, at the grid's epsilons: a profile computes those its
 # ``grid_extras`` names (any of them when asked by name), and editions leave them out unless asked
@@ -121,6 +122,31 @@ def grid_configurations(
 
 # configurations the grid holds only to measure a cause; editions leave them out unless asked
 CONTROLS = ("Uniform",)
+# the leakage ladder's technique (privmetrics.synthesisers.planted): its configurations are
+# controls of the games, read by the power curves and left out of every metric's verdict
+LADDER = "planted"
+
+
+def ladder_configurations(doses, jitters=(0.0,)) -> list[Configuration]:
+    """The leakage ladder (:mod:`privmetrics.synthesisers.planted`) at every dose and jitter
+    level, dose 0 once (it plants nothing, whatever the jitter): "Planted (0%)", "Planted (2%)",
+    "Planted (2%, jitter 0.05)", ... in order of jitter, then dose."""
+    configs = [Configuration(LADDER, params={"dose": 0.0, "jitter": 0.0}, setting="0%")]
+    for jitter in sorted(set(jitters)):
+        for dose in sorted(set(doses) - {0.0}):
+            setting = f"{dose:.1%}".replace(".0%", "%") + (f", jitter {jitter:g}" if jitter else "")
+            params = {"dose": float(dose), "jitter": float(jitter)}
+            configs.append(Configuration(LADDER, params=params, setting=setting))
+    return configs if doses else []
+
+
+def ladder_configuration(label: str, params: str) -> Configuration:
+    """The ladder's configuration of a stored ``label`` ("Planted (2%, jitter 0.05)") and its
+    parameters in JSON, as a store records them (for a replay)."""
+    prefix = f"{DISPLAY[LADDER]} ("
+    if not (label.startswith(prefix) and label.endswith(")")):
+        raise KeyError(f"{label!r} is no configuration of the grid or of the leakage ladder")
+    return Configuration(LADDER, params=json.loads(params), setting=label[len(prefix) : -1])
 
 
 def configuration_order(labels) -> list[str]:

@@ -64,6 +64,11 @@ class Profile:
     game_techniques: tuple[str, ...] | None = None  # None: every technique of the grid
     # the most shadow and evaluation releases of a technique whose fits are slow (the neural ones)
     game_release_cap: dict[str, int] = field(default_factory=dict)
+    # the leakage ladder the games also play (privmetrics.synthesisers.planted, as controls:
+    # privmetrics.experiments.grid.ladder_configurations): fresh population rows with each
+    # training row planted with probability dose, exactly (jitter 0) or jittered; () plays none
+    game_ladder_doses: tuple[float, ...] = ()
+    game_ladder_jitters: tuple[float, ...] = (0.0,)
     # whether this profile's book states the shipped paper store's findings beside its own (the
     # comparison's and the attacks' headlines); the tests' smoke book does not pay for them
     beside_paper: bool = True
@@ -161,6 +166,9 @@ PROFILES: dict[str, Profile] = {
         game_releases=100,
         game_targets=20,
         game_release_cap={"ctgan": 20, "tvae": 20},
+        # the leakage ladder (issue 59): six doses above 0, exact and at two jitter levels
+        game_ladder_doses=(0.0, 0.005, 0.01, 0.02, 0.05, 0.10, 0.25),
+        game_ladder_jitters=(0.0, 0.05, 0.2),
     ),
     # for the test suite only: every notebook end to end in about a minute (not an experiment)
     "smoke": Profile(

@@ -30,7 +30,8 @@ from tqdm import tqdm
 
 from privmetrics.data.datasets import load_dataset
 from privmetrics.experiments.game_store import SETTINGS, TABLES, GameStore, expected
-from privmetrics.experiments.games import play_configuration
+from privmetrics.experiments.games import ladder_fresh, play_configuration
+from privmetrics.experiments.grid import LADDER, ladder_configuration
 from privmetrics.experiments.profiles import Profile
 from privmetrics.experiments.runner import results_path
 from privmetrics.experiments.verify import TOLERANCE, configurations, round_robin
@@ -100,11 +101,25 @@ def replay_games(
     }
     # one replay per play the sampled games came from (its games share their releases)
     plays = pick.drop_duplicates(["dataset", "config", *SETTINGS, "design"])
+    fresh = {  # the leakage ladder's fresh rows, for its plays
+        (d, n, s, t): ladder_fresh(d, populations[d, n, s][0], int(s), int(t))
+        for d, n, s, t, tech in zip(
+            plays.dataset,
+            plays.population,
+            plays.seed,
+            plays.train_rows,
+            plays.technique,
+            strict=True,
+        )  # fmt: skip
+        if tech == LADDER
+    }
     tasks = [
         delayed(play_configuration)(
-            row.dataset, configs[row.config], json.loads(row.params), json.loads(row.design),
+            row.dataset, configs.get(row.config) or ladder_configuration(row.config, row.params),
+            json.loads(row.params), json.loads(row.design),
             *populations[row.dataset, row.population, row.seed],
             {k: int(getattr(row, k)) for k in SETTINGS},
+            fresh.get((row.dataset, row.population, row.seed, row.train_rows)),
         )
         for row in plays.itertuples()
     ]  # fmt: skip

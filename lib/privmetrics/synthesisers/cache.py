@@ -106,8 +106,9 @@ def code_fingerprint(technique: str) -> str:
     except :data:`NOT_GENERATING`. Module names are left out (their sorted digests are hashed), so
     the fingerprint follows the code, not where it lives."""
     from privmetrics.synthesisers.base import SYNTHESISERS
+    from privmetrics.synthesisers.planted import CONTROLS
 
-    seen, todo = set(), [SYNTHESISERS[technique].__module__]
+    seen, todo = set(), [{**SYNTHESISERS, **CONTROLS}[technique].__module__]
     while todo:
         name = todo.pop()
         if name in seen or name not in sys.modules or name in NOT_GENERATING:

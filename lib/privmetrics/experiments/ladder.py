@@ -1,0 +1,126 @@
+"""The attacks' power, measured on the leakage ladder: how much known leakage each attack sees.
+
+The games (:mod:`.games`) play the ladder's releases (:mod:`privmetrics.synthesisers.planted`:
+fresh population rows with each training row planted with probability ``dose``, exactly or
+jittered) as controls beside the twelve configurations. :func:`power_curves` reads them into
+one row per (dataset, attack, target kind, jitter, dose): the attack's AUC with its 95% interval,
+and for the shadow attack the TPR at a false-positive rate of 1% and 0.1% of its scores pooled
+over targets, with Clopper-Pearson intervals (a TPR is read only where the non-members' scores
+allow that rate: 1% of 200 non-members is two false positives, 0.1% needs 1,000);
+:func:`minimum_detectable_dose` the smallest dose at which each attack *finds members* by the
+chapter's own rule (:func:`.game_analysis.finds_members`: its interval wholly above chance and
+its value at least ``MIN_EFFECT`` above it, and for the shadow attack its permutation test's
+p-value at most 0.05 divided by the doses scanned).
+
+**The hand-computed expectation.** An exactly planted member lies at distance 0 from the
+release; an unplanted member and a non-member are exchangeable (neither is in the release). So
+an attack that scores a member by its closeness to the release has E[AUC] = 1/2 + dose/2 (whole
+release: :func:`~privmetrics.synthesisers.planted.expected_distance_auc`), the ``expected``
+column for the whole-release distance scoring at jitter 0; and a per-target attack that saw
+every planted copy (the shadow attack) at most that. With the chapter's rule (an AUC of at least
+0.6) no attack can find members below a dose of 20%.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from privmetrics.attacks.dp_audit import clopper_pearson
+from privmetrics.experiments.game_analysis import _results, attack_table, finds_members
+from privmetrics.synthesisers.planted import expected_distance_auc
+
+# the false-positive rates the power curves read the shadow attack's TPR at
+LOW_FPRS = (0.01, 0.001)
+CURVE = ["dataset", "attack", "kind", "jitter", "dose", "measure", "value", "low", "high",
+         "expected", "releases", "found"]  # fmt: skip
+
+
+def doses(games: pd.DataFrame) -> pd.DataFrame:
+    """``games`` with the ladder's ``dose`` and ``jitter`` read from their parameters."""
+    params = games.params.map(json.loads)
+    return games.assign(dose=params.map(lambda p: float(p["dose"])),
+                        jitter=params.map(lambda p: float(p["jitter"])))  # fmt: skip
+
+
+def tpr_at_low_fpr(scores: np.ndarray, truth: np.ndarray, fpr: float) -> tuple[float, ...]:
+    """(TPR, low, high, non-members): the share of members scored above the threshold that
+    ``fpr`` of the non-members exceed (no tie counted), with its 95% Clopper-Pearson interval;
+    NaN where fewer than 1 / ``fpr`` non-members make that rate unreadable."""
+    negatives, positives = np.sort(scores[truth == 0]), scores[truth == 1]
+    if len(negatives) * fpr < 1 or not len(positives):
+        return np.nan, np.nan, np.nan, len(negatives)
+    allowed = int(np.floor(fpr * len(negatives)))  # false positives allowed
+    threshold = negatives[len(negatives) - allowed - 1]  # scores above it: at most `allowed`
+    hits = int((positives > threshold).sum())
+    low, high = clopper_pearson(hits, len(positives), 0.95)
+    return hits / len(positives), low, high, len(negatives)
+
+
+def power_curves(membership: pd.DataFrame, release: pd.DataFrame, draws: int = 500):
+    """The module doc's table from the ladder's ``membership`` and ``release`` games (as
+    :func:`~.games.run_games` returns them with ``ladder=True``)."""
+    rows = []
+    for attack, games, game in (("shadow", membership, "membership"),
+                                ("whole release", release, "release")):  # fmt: skip
+        if games.empty:
+            continue
+        games = doses(games)
+        table = attack_table(games, draws=draws, game=game)
+        table = table[table.measure == "AUC"].rename(columns={"n targets": "n"})
+        table = table.merge(games.drop_duplicates(["dataset", "config"])[
+            ["dataset", "config", "dose", "jitter"]])  # fmt: skip
+        # Bonferroni over the doses of each (dataset, kind, jitter) curve
+        scanned = table.groupby(["dataset", "kind", "jitter"]).dose.transform("size")
+        for row, tests in zip(table.itertuples(), scanned, strict=True):
+            exact = attack == "whole release" and row.kind == "distance" and row.jitter == 0
+            rows.append({
+                "dataset": row.dataset, "attack": attack if attack == "shadow"
+                else f"whole release ({row.kind})", "kind": row.kind if attack == "shadow"
+                else "all members", "jitter": row.jitter, "dose": row.dose, "measure": "AUC",
+                "value": row.value, "low": row.low, "high": row.high,
+                "expected": expected_distance_auc(row.dose) if exact else np.nan,
+                "releases": row.n, "found": finds_members(row, 0.5, 0.05 / tests),
+            })  # fmt: skip
+        if game == "membership":
+            rows += _low_fpr_rows(games)
+    curves = pd.DataFrame(rows, columns=CURVE)
+    # dose 0 plants nothing, whatever the jitter: the start of every jitter's curve
+    start = curves[curves.dose == 0]
+    jittered = [start.assign(jitter=j) for j in sorted(set(curves.jitter) - {0.0})]
+    return pd.concat([curves, *jittered], ignore_index=True)
+
+
+def _low_fpr_rows(games: pd.DataFrame) -> list[dict]:
+    """The shadow attack's TPR at :data:`LOW_FPRS`, its scores pooled over each kind's targets."""
+    rows = []
+    for (dataset, kind, jitter, dose), part in games.groupby(["dataset", "kind", "jitter", "dose"]):
+        results = _results(part)
+        scores = np.concatenate([r.scores for r in results])
+        truth = np.concatenate([r.truth for r in results])
+        for fpr in LOW_FPRS:
+            value, low, high, negatives = tpr_at_low_fpr(scores, truth, fpr)
+            rows.append({"dataset": dataset, "attack": "shadow", "kind": kind, "jitter": jitter,
+                         "dose": dose, "measure": f"TPR at FPR {fpr:g}", "value": value,
+                         "low": low, "high": high, "expected": np.nan, "releases": negatives,
+                         "found": bool(low > fpr) if np.isfinite(low) else False})  # fmt: skip
+    return rows
+
+
+def minimum_detectable_dose(curves: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, attack, kind, jitter): the smallest dose above 0 whose AUC finds members
+    (NaN when none does), the largest dose played, and whether the AUC rises with the dose
+    (each dose's interval reaching above the previous dose's value, allowing for noise)."""
+    auc = curves[curves.measure == "AUC"].sort_values("dose")
+    rows = []
+    for (dataset, attack, kind, jitter), part in auc.groupby(
+        ["dataset", "attack", "kind", "jitter"]
+    ):
+        above = part[(part.dose > 0) & part.found.astype(bool)]
+        rising = bool((part.high.to_numpy()[1:] >= part.value.to_numpy()[:-1]).all())
+        rows.append({"dataset": dataset, "attack": attack, "kind": kind, "jitter": jitter,
+                     "minimum detectable dose": above.dose.min() if len(above) else np.nan,
+                     "largest dose": part.dose.max(), "rises with the dose": rising})  # fmt: skip
+    return pd.DataFrame(rows)
