@@ -64,8 +64,13 @@ def test_power_curves_meet_the_hand_computed_auc_rise_and_start_at_chance(ladder
     assert ((exact.low - 0.01 <= exact.expected) & (exact.expected <= exact.high + 0.01)).all(), (
         exact
     )
+    # dose 0 holds no one: every attack's interval covers chance, and the whole-release attack
+    # (hundreds of rows per release) lies within 0.05 of it; the shadow attack's ten targets at
+    # these sizes have a standard error near 0.04 (the shipped paper store's test is tighter)
     at_zero = auc[auc.dose == 0]
-    assert (at_zero.value - 0.5).abs().max() <= 0.05, at_zero
+    assert ((at_zero.low <= 0.5) & (0.5 <= at_zero.high)).all(), at_zero
+    whole = at_zero[at_zero.attack.str.startswith("whole release")]
+    assert (whole.value - 0.5).abs().max() <= 0.05, whole
     found = minimum_detectable_dose(curves)
     assert found["rises with the dose"].all(), found
     # the whole-release attack finds 60% exact copies and, by the chapter's rule (AUC >= 0.6),

@@ -97,9 +97,7 @@ def _releases(technique, params, source, targets, member, schema, train_rows, rn
               fresh=None):  # fmt: skip
     """One (release, its source rows' positions) per row of ``member``: the targets it marks plus
     rows of ``source``. A control of :data:`~privmetrics.synthesisers.planted.CONTROLS` (the
-    leakage ladder) fills its release with ``fresh`` rows, or without them with the rows of
-    ``source`` that the table does not hold (the attacker's shadow releases, from their own
-    reference)."""
+    leakage ladder) fills its release with ``fresh`` rows."""
     out = []
     for r, inside in enumerate(member):
         held = targets[inside]
@@ -111,9 +109,8 @@ def _releases(technique, params, source, targets, member, schema, train_rows, rn
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if technique in CONTROLS:
-                spare = fresh if fresh is not None else source.drop(index=source.index[at])
                 model = make_control(technique, seed=seed0 + r, **params)
-                release = model.fit_sample(table, schema, train_rows, fresh=spare)
+                release = model.fit_sample(table, schema, train_rows, fresh=fresh)
             else:
                 model = make_synthesiser(technique, seed=seed0 + r, **params)
                 release = model.fit_sample(table, schema, train_rows)
@@ -142,9 +139,19 @@ def play_targets(
     without one). ``attacks``: the ones to play on the same releases, of :data:`ATTACKS` (the
     membership game is always played); the others' results are left empty. ``fresh``: for a
     control of the leakage ladder (``technique`` ``"planted"``), rows of the population outside
-    ``population`` that fill its evaluation releases (never a member, never a non-member)."""
-    if technique in CONTROLS and fresh is None:
-        raise ValueError(f"{technique!r} releases need fresh rows outside the population (fresh=)")
+    ``population`` (never a member, never a non-member): a random half fills the attacker's
+    shadow releases (people they know, as they know their reference), the other half the
+    evaluation releases; each half needs ``train_rows`` rows."""
+    shadow_fresh = release_fresh = None
+    if technique in CONTROLS:
+        if fresh is None or len(fresh) < 2 * train_rows:
+            raise ValueError(
+                f"{technique!r} releases need at least {2 * train_rows} fresh rows outside the "
+                f"population (fresh=), got {0 if fresh is None else len(fresh)}"
+            )
+        halves = np.random.default_rng([seed, 6]).permutation(len(fresh))
+        shadow_fresh = fresh.iloc[halves[: len(fresh) // 2]].reset_index(drop=True)
+        release_fresh = fresh.iloc[halves[len(fresh) // 2 :]].reset_index(drop=True)
     unknown = set(attacks) - set(ATTACKS)
     if unknown:
         raise ValueError(f"unknown attacks {sorted(unknown)}; choose from {ATTACKS}")
@@ -165,9 +172,10 @@ def play_targets(
     sensitive = sensitive or (schema.sensitive[0] if schema.sensitive else None)
     with limited(threads):
         shadows = [z for z, _ in _releases(technique, params, reference, target_rows, in_shadow,
-                                           schema, train_rows, rng, seed * 1_000_003)]  # fmt: skip
+                                           schema, train_rows, rng, seed * 1_000_003,
+                                           shadow_fresh)]  # fmt: skip
         made = _releases(technique, params, pool, target_rows, in_release, schema, train_rows,
-                         rng, seed * 1_000_003 + shadow, fresh)  # fmt: skip
+                         rng, seed * 1_000_003 + shadow, release_fresh)  # fmt: skip
         evaluated = [z for z, _ in made]
         x_shadow = np.stack([features.table(z, target_rows) for z in shadows], axis=1)
         tested, truth = (shadows, in_shadow) if leaky else (evaluated, in_release)
