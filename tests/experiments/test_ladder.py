@@ -15,6 +15,7 @@ from privmetrics.experiments.grid import ladder_configuration, ladder_configurat
 from privmetrics.experiments.ladder import (
     minimum_detectable_dose,
     power_curves,
+    power_findings,
     tpr_at_low_fpr,
 )
 from privmetrics.experiments.profiles import get_profile
@@ -48,6 +49,11 @@ def test_the_ladder_is_played_stored_and_resumed_as_controls(ladder, monkeypatch
     assert G.run_games(LADDER, store=store, n_jobs=1, progress=False).empty
     row = membership.iloc[-1]
     assert ladder_configuration(row.config, row.params).label == row.config
+    # a replay from scratch (verify-games) rebuilds the play, fresh rows included, to the bit
+    from privmetrics.experiments.replay import replay_games
+
+    replayed = replay_games(LADDER, path=store.path, sample=2, n_jobs=1, progress=False)
+    assert set(replayed.verdict) == {"identical"}, replayed
     monkeypatch.setattr(G, "play_configuration", refuse)  # nothing is played twice
     pd.testing.assert_frame_equal(
         membership, G.run_games(LADDER, store=store, n_jobs=1, progress=False, ladder=True)
@@ -72,12 +78,16 @@ def test_power_curves_meet_the_hand_computed_auc_rise_and_start_at_chance(ladder
     whole = at_zero[at_zero.attack.str.startswith("whole release")]
     assert (whole.value - 0.5).abs().max() <= 0.05, whole
     found = minimum_detectable_dose(curves)
-    assert found["rises with the dose"].all(), found
+    assert found.rises.all(), found
     # the whole-release attack finds 60% exact copies and, by the chapter's rule (AUC >= 0.6),
     # nothing below 20%
     distance = found[(found.attack == "whole release (distance)") & (found.jitter == 0)]
-    assert distance["minimum detectable dose"].iloc[0] in (0.25, 0.6)
+    assert distance.minimum_detectable_dose.iloc[0] in (0.25, 0.6)
     assert not auc[(auc.dose > 0) & (auc.dose < 0.2)].found.any()
+    said = power_findings(curves)
+    line = next(s for s in said if s.startswith("**texas**, whole release (distance)"))
+    dose = distance.minimum_detectable_dose.iloc[0]
+    assert f"exact copies from a dose of {dose:.0%}" in line, line
 
 
 def test_tpr_at_a_low_false_positive_rate_by_hand():

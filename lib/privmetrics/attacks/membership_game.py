@@ -283,11 +283,14 @@ def measure_rows(scores: np.ndarray, truth: np.ndarray, fpr: float = 0.1) -> np.
     return np.where(valid[:, None], np.column_stack([auc, advantage, tpr]), np.nan)
 
 
-def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.DataFrame:
+def summarise(
+    results: list[GameResult], draws: int = 500, seed: int = 0, permutations: int = 10_000
+) -> pd.DataFrame:
     """Per target kind: AUC, advantage and TPR at FPR 0.1 pooled over targets, each with a 95%
     bootstrap interval (targets resampled, then releases within each target) and its bootstrap
     values (``draws``, NaN where a draw held one class only); and, in column ``p``, the
-    :func:`permutation_p` of the AUC (the same on the kind's three rows)."""
+    :func:`permutation_p` of the AUC from ``permutations`` shuffles (the same on the kind's three
+    rows)."""
     rng = np.random.default_rng(seed)
     rows = []
     for kind in sorted({r.kind for r in results}):
@@ -313,7 +316,7 @@ def summarise(results: list[GameResult], draws: int = 500, seed: int = 0) -> pd.
         else:
             boot = np.array([pooled(games) for games in drawn])
         low, high = np.nanpercentile(boot, [2.5, 97.5], axis=0)
-        p = permutation_p(part, seed=seed)
+        p = permutation_p(part, draws=permutations, seed=seed)
         for j, name in enumerate(("AUC", "advantage", "TPR at FPR 0.1")):
             rows.append({"targets": kind, "measure": name, "value": point[j], "low": low[j],
                          "high": high[j], "n targets": len(part), "draws": boot[:, j], "p": p})  # fmt: skip

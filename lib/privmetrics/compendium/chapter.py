@@ -72,6 +72,23 @@ class Chapter:
             store=GameStore(results_path(self.profile), game),
         )  # fmt: skip
 
+    def ladder_games(self, game: str = "membership") -> tuple[pd.DataFrame, Profile]:
+        """The leakage ladder's ``game`` games of :attr:`datasets` and the profile they were
+        played at: this profile's when it plays a ladder (played first with ``compute``), else,
+        for a book that states the paper store's findings beside its own, the shipped paper
+        store's (read only); empty when neither holds one."""
+        profile = self.profile
+        if not profile.game_ladder_doses:
+            if not profile.beside_paper:
+                return pd.DataFrame(), profile
+            profile = get_profile("paper")
+        compute = self.compute and profile is self.profile
+        games = run_games(
+            profile, datasets=self.datasets, progress=False, game=game, compute=compute,
+            store=GameStore(results_path(profile), game), ladder=True,
+        )  # fmt: skip
+        return games, profile
+
     def scale_note(self) -> str:
         """A sentence for pages whose own studies run at another profile's scale (else empty)."""
         study = self.study

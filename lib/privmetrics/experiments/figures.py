@@ -229,3 +229,41 @@ def reachability_plot(summary: pd.DataFrame, dataset: str, on: str = "values",
                  fontsize=10)  # fmt: skip
     fig.tight_layout()
     return fig
+
+
+def power_curve(curves: pd.DataFrame, dataset: str) -> plt.Figure:
+    """The leakage ladder (:mod:`privmetrics.experiments.ladder`): each attack's AUC against the
+    planted dose, one panel per jitter level, with its 95% interval; dashed, the hand-computed
+    1/2 + dose/2 of an attack that sees every exact copy; dotted, chance; grey, the chapter's
+    rule (an AUC of 0.6 and an interval above chance find members)."""
+    from privmetrics.experiments.game_analysis import MIN_EFFECT
+
+    part = curves[(curves.dataset == dataset) & (curves.measure == "AUC")]
+    jitters = sorted(part.jitter.unique())
+    fig, axes = plt.subplots(1, len(jitters), figsize=(COLUMN_INCHES, 3.6), sharey=True,
+                             squeeze=False)  # fmt: skip
+    doses = sorted(part.dose.unique())
+    x = {d: i for i, d in enumerate(doses)}
+    for ax, jitter in zip(axes[0], jitters, strict=True):
+        shown = part[part.jitter == jitter]
+        for k, ((attack, kind), rows) in enumerate(shown.groupby(["attack", "kind"])):
+            rows = rows.sort_values("dose")
+            at = rows.dose.map(x).to_numpy() + (k - 1.5) * 0.08
+            label = attack if kind == "all members" else f"{attack}, {kind}"
+            ax.errorbar(at, rows.value, yerr=[rows.value - rows.low, rows.high - rows.value],
+                        fmt="o-", markersize=3, capsize=2, linewidth=1, label=label)  # fmt: skip
+        ax.plot(range(len(doses)), [0.5 + d / 2 for d in doses], "k--", linewidth=0.8,
+                label="1/2 + dose/2")  # fmt: skip
+        ax.axhline(0.5, color="grey", linestyle=":", linewidth=1)
+        ax.axhline(0.5 + MIN_EFFECT, color="grey", linewidth=0.6, alpha=0.6)
+        ax.set_xticks(range(len(doses)), [f"{d:.1%}".replace(".0%", "%") for d in doses],
+                      rotation=45, fontsize=8)  # fmt: skip
+        ax.set_title("exact copies" if jitter == 0 else f"jitter {jitter:g}", fontsize=9)
+        ax.set_xlabel("planted dose", fontsize=9)
+    axes[0][0].set_ylabel("membership AUC")
+    axes[0][0].set_ylim(0.3, 0.8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.suptitle(f"{dataset}: the attacks' power on the leakage ladder", fontsize=10)
+    fig.tight_layout(rect=(0, 0.16, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    return fig

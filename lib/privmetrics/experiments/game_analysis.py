@@ -114,7 +114,11 @@ def _attribute_results(games: pd.DataFrame) -> list[AttributeResult]:
 
 
 def attack_table(
-    games: pd.DataFrame, draws: int = 500, seed: int = 0, game: str = "membership"
+    games: pd.DataFrame,
+    draws: int = 500,
+    seed: int = 0,
+    game: str = "membership",
+    permutations: int = 10_000,
 ) -> pd.DataFrame:
     """Per (dataset, config, kind, measure): the pooled value with its 95% interval (membership:
     AUC, advantage, TPR at FPR 0.1; attribute: accuracy, baseline accuracy, advantage; the
@@ -140,7 +144,7 @@ def attack_table(
     frames = []
     for (dataset, config), part in games.groupby(["dataset", "config"], sort=False):
         if game == "membership":
-            table = summarise(_results(part), draws=draws, seed=seed)
+            table = summarise(_results(part), draws=draws, seed=seed, permutations=permutations)
         elif game == "release":
             aucs = {(config, g.kind): np.array(json.loads(g.scores)) for g in part.itertuples()}
             table = summarise_release(aucs, draws=draws, seed=seed).drop(columns="config")

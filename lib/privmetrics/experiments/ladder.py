@@ -59,16 +59,21 @@ def tpr_at_low_fpr(scores: np.ndarray, truth: np.ndarray, fpr: float) -> tuple[f
     return hits / len(positives), low, high, len(negatives)
 
 
-def power_curves(membership: pd.DataFrame, release: pd.DataFrame, draws: int = 500):
+# the shadow attack's permutation test on the ladder: p resolved to 1 / 2,001, below the
+# Bonferroni level 0.05 / 7 of a seven-dose curve (the chapters' 10,000 cost 4x the time)
+PERMUTATIONS = 2_000
+
+
+def power_curves(membership: pd.DataFrame, release: pd.DataFrame, draws: int = 200):
     """The module doc's table from the ladder's ``membership`` and ``release`` games (as
-    :func:`~.games.run_games` returns them with ``ladder=True``)."""
+    :func:`~.games.run_games` returns them with ``ladder=True``); ``draws``: the bootstrap's."""
     rows = []
     for attack, games, game in (("shadow", membership, "membership"),
                                 ("whole release", release, "release")):  # fmt: skip
         if games.empty:
             continue
         games = doses(games)
-        table = attack_table(games, draws=draws, game=game)
+        table = attack_table(games, draws=draws, game=game, permutations=PERMUTATIONS)
         table = table[table.measure == "AUC"].rename(columns={"n targets": "n"})
         table = table.merge(games.drop_duplicates(["dataset", "config"])[
             ["dataset", "config", "dose", "jitter"]])  # fmt: skip
@@ -121,6 +126,37 @@ def minimum_detectable_dose(curves: pd.DataFrame) -> pd.DataFrame:
         above = part[(part.dose > 0) & part.found.astype(bool)]
         rising = bool((part.high.to_numpy()[1:] >= part.value.to_numpy()[:-1]).all())
         rows.append({"dataset": dataset, "attack": attack, "kind": kind, "jitter": jitter,
-                     "minimum detectable dose": above.dose.min() if len(above) else np.nan,
-                     "largest dose": part.dose.max(), "rises with the dose": rising})  # fmt: skip
+                     "minimum_detectable_dose": above.dose.min() if len(above) else np.nan,
+                     "largest_dose": part.dose.max(), "rises": rising})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _dose(value: float) -> str:
+    return f"{value:.1%}".replace(".0%", "%")
+
+
+def _jitter(value: float) -> str:
+    return "exact copies" if value == 0 else f"copies jittered by {value:g}"
+
+
+def power_findings(curves: pd.DataFrame) -> list[str]:
+    """One sentence per (dataset, attack and kind): the minimum detectable dose of each jitter
+    level, with the AUC there and at the largest dose, generated from :func:`power_curves`."""
+    found = minimum_detectable_dose(curves)
+    auc = curves[curves.measure == "AUC"].set_index(["dataset", "attack", "kind", "jitter", "dose"])
+    lines = []
+    for (dataset, attack, kind), part in found.groupby(["dataset", "attack", "kind"], sort=False):
+        who = attack if kind == "all members" else f"{attack} attack on {kind} targets"
+        parts = []
+        for row in part.itertuples():
+            top = auc.loc[(dataset, attack, kind, row.jitter, row.largest_dose)]
+            if np.isfinite(row.minimum_detectable_dose):
+                at = auc.loc[(dataset, attack, kind, row.jitter, row.minimum_detectable_dose)]
+                parts.append(f"{_jitter(row.jitter)} from a dose of "
+                             f"{_dose(row.minimum_detectable_dose)} (AUC {at.value:.2f} "
+                             f"[{at.low:.2f}, {at.high:.2f}])")  # fmt: skip
+            else:
+                parts.append(f"{_jitter(row.jitter)} at no dose up to {_dose(row.largest_dose)} "
+                             f"(AUC {top.value:.2f} [{top.low:.2f}, {top.high:.2f}] there)")  # fmt: skip
+        lines.append(f"**{dataset}**, {who}: finds members among " + "; ".join(parts) + ".")
+    return lines
