@@ -219,6 +219,9 @@ def test_a_tiny_release_and_swapped_files_are_warned_about(texas300):
     holdout = pd.concat([other.iloc[:150], real.iloc[:150]], ignore_index=True)
     assert "look swapped" in mistakes(synthetic, real, holdout, schema)[0]
     assert not [m for m in mistakes(real, synthetic, holdout, schema) if "swapped" in m]
+    # against a holdout a swap is refused (issue 62, item 5): exit 2 with the reason
+    with pytest.raises(InvalidInputError, match="look swapped.*Refused: every score would read"):
+        run_audit(synthetic, real, holdout=holdout)
     assert infer_schema(real).names == schema.names
 
 

@@ -586,3 +586,30 @@ def test_closer_stays_at_chance_for_a_holdout_of_any_size(size):
     assert ("equal-size draws" in lines[1]) == (size != 1.0)
     copy, lines = quiet(row_evidence, Pair(real, real.copy(), schema), holdout)
     assert copy["closer than a non-member"].mean() >= 0.9, lines[1]
+
+
+def test_flag_columns_never_enter_the_attacks_keys(texas, monkeypatch):
+    """Issue 62, item 7: a key column's missing-value flag takes the key role in the schema, but
+    linkability and inference keep to the attributes the user named."""
+    from privmetrics.audit import criteria
+    from privmetrics.data.missing import flag_columns, treat_missing
+
+    real, holdout, shuffled, _, schema = texas
+    column = next(c for c in schema.key if c in schema.numerical)
+    gappy = {name: frame.assign(**{column: frame[column].where(np.arange(len(frame)) % 7 > 0)})
+             for name, frame in (("real data", real), ("synthetic data", shuffled),
+                                 ("holdout data", holdout))}  # fmt: skip
+    tables, treated, _ = quiet(treat_missing, gappy, schema, "indicator")
+    assert flag_columns(treated) == {f"{column} (missing)"} <= set(treated.key)
+    seen = {}
+
+    def spy(real, synthetic, schema, halves, **kwargs):
+        seen["halves"] = halves
+        return linkability(real, synthetic, schema, halves, **kwargs)
+
+    linkability = criteria.linkability
+    monkeypatch.setattr(criteria, "linkability", spy)
+    quiet(criteria.criteria_panel, tables["real data"], tables["synthetic data"],
+          tables["holdout data"], treated)  # fmt: skip
+    used = [c for half in seen["halves"] for c in half]
+    assert sorted(used) == sorted(schema.key) and f"{column} (missing)" not in used

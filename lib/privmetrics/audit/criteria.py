@@ -26,6 +26,7 @@ import pandas as pd
 from privmetrics.attacks.anonymisation import inference, linkability
 from privmetrics.attacks.risk import Risk
 from privmetrics.attacks.singling_out import singling_out, sizes_comparable
+from privmetrics.data.missing import flag_columns
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError
 
@@ -70,7 +71,10 @@ def criteria_panel(
     with :data:`NOT_RUN`, without a holdout."""
     if holdout is None:
         return pd.DataFrame(), [NOT_RUN]
-    key = list(schema.key)
+    # a missing value's flag column takes its column's role in the schema, but the attacks' keys
+    # are the attributes the user named: a flag beside them would fill half of a linkability
+    # split with yes/no columns the attacker was never said to hold
+    key = [c for c in schema.key if c not in flag_columns(schema)]
     rows, lines = [], []
     if not sizes_comparable(len(real), len(holdout)):
         lines.append(

@@ -140,6 +140,12 @@ def audit(
     holdout = tables["holdout data"].reset_index(drop=True) if holdout is not None else None
     checks = validate(real, synthetic, schema)
     for problem in mistakes(real, synthetic, holdout, schema):
+        if holdout is not None and problem.startswith(SWAPPED_WORDS):
+            raise InvalidInputError(
+                f"{problem}. Refused: every score would read the real data as the release. If "
+                "the files are in order, the release was made from the holdout, which then is "
+                "no holdout"
+            )
         warnings.warn(problem, UserWarning, stacklevel=2)
     if holdout is not None and abs(len(holdout) - len(synthetic)) > 0.1 * len(synthetic):
         warnings.warn(
@@ -350,6 +356,12 @@ SWAPPED = 0.5
 SWAP_SAMPLE = 2_000
 
 
+# how mistakes() begins a swap; against a holdout the audit refuses it (a confident reading: a
+# release twice as near to unseen people as to its own training table is the real data)
+SWAPPED_WORDS = ("the files look swapped: check that the first file is the real data and the "
+                 "second the release")  # fmt: skip
+
+
 def mistakes(real: pd.DataFrame, synthetic: pd.DataFrame, holdout, schema) -> list[str]:
     """What looks like a mistake in the inputs, in words (each a warning, never a refusal): a
     release under a tenth of the real table's rows; and files that look swapped: the "release"
@@ -361,8 +373,7 @@ def mistakes(real: pd.DataFrame, synthetic: pd.DataFrame, holdout, schema) -> li
     if len(synthetic) < SMALL_RELEASE * len(real):
         said.append(f"the release has {len(synthetic):,} rows, under a tenth of the real table's "
                     f"{len(real):,}: its scores say little about a release of the usual size")  # fmt: skip
-    swapped = ("the files look swapped: check that the first file is the real data and the "
-               "second the release")  # fmt: skip
+    swapped = SWAPPED_WORDS
     if holdout is not None:
         encoder = MixedEncoder(schema).fit(real)
         sample = synthetic.sample(min(SWAP_SAMPLE, len(synthetic)), random_state=0)

@@ -35,6 +35,13 @@ from privmetrics.data.validation import InvalidInputError
 RULES = ("indicator", "drop-rows", "refuse")
 MISSING_CATEGORY = "(missing)"
 FLAG = "{} (missing)"
+
+
+def flag_columns(schema) -> set[str]:
+    """The columns of ``schema`` that flag another column's gaps (``FLAG`` of a column it holds)."""
+    return {FLAG.format(c) for c in schema.names if FLAG.format(c) in schema.columns}
+
+
 YES, NO = "yes", "no"
 
 
