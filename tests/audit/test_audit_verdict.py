@@ -613,3 +613,22 @@ def test_flag_columns_never_enter_the_attacks_keys(texas, monkeypatch):
           tables["holdout data"], treated)  # fmt: skip
     used = [c for half in seen["halves"] for c in half]
     assert sorted(used) == sorted(schema.key) and f"{column} (missing)" not in used
+
+
+def test_evidence_lists_rows_only_beyond_their_baseline():
+    """Issue 62, item 4: a release of new people named 3,572 people. Each count now carries its
+    excess with an interval, and a signal lists rows only where the excess is above zero: fresh
+    rows list no one and say so; a copy lists its rows with an excess far above zero."""
+    rows, schema = load_dataset("texas", n=3000, seed=4)
+    real, fresh, holdout = (rows.iloc[k * 600:(k + 1) * 600].reset_index(drop=True)
+                            for k in range(3))  # fmt: skip
+    evidence, lines = quiet(row_evidence, Pair(real, fresh, schema), holdout)
+    assert evidence.empty, lines
+    assert all("excess" in line for line in lines), lines
+    assert sum("within chance: no row listed" in line for line in lines) == 3, lines
+    copy, lines = quiet(row_evidence, Pair(real, real.copy(), schema), holdout)
+    assert copy.copied.all() and len(copy) == len(real)
+    assert "within chance" not in lines[0] and "excess +" in lines[0]
+    # without a holdout the recovered secrets have no baseline: no row listed for them
+    alone, lines = quiet(row_evidence, Pair(real, fresh, schema))
+    assert not alone["sensitive recovered"].any() and "no row is listed for it" in lines[2]

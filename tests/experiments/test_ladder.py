@@ -100,3 +100,32 @@ def test_tpr_at_a_low_false_positive_rate_by_hand():
     assert tpr_at_low_fpr(scores, truth, 0.01)[0] == 0.5
     # 0.1% of 100 non-members is no false positive at all: unreadable, not 0
     assert np.isnan(tpr_at_low_fpr(scores, truth, 0.001)[0])
+
+
+@pytest.mark.slow
+def test_the_shipped_paper_store_calibrates_both_attacks_on_the_ladder():
+    """Issue 59's done-when on the shipped store: every dataset holds the ladder (six doses above
+    0, exact and at two jitter levels) in both membership attacks; the exact-copy distance
+    attack meets 1/2 + dose/2 within its interval at every dose; every power curve rises within
+    its intervals; at dose 0 every attack lies within chance +- 0.05."""
+    from privmetrics.experiments.runner import results_path
+
+    paper = get_profile("paper")
+    path = results_path(paper)
+    membership = S.GameStore(path).games(paper)
+    release = S.GameStore(path, "release").games(paper)
+    membership, release = (g[g.technique == "planted"] for g in (membership, release))
+    assert set(membership.dataset) == set(paper.datasets) == set(release.dataset)
+    labels = {c.label for c in ladder_configurations(paper.game_ladder_doses,
+                                                     paper.game_ladder_jitters)}  # fmt: skip
+    assert len(labels) == 19 and membership.groupby("dataset").config.nunique().eq(19).all()
+    assert set(membership.config) == labels == set(release.config)
+    curves = power_curves(membership, release)
+    auc = curves[curves.measure == "AUC"]
+    exact = auc[auc.expected.notna() & (auc.jitter == 0)]
+    assert len(exact) == 3 * 7
+    assert ((exact.low - 0.01 <= exact.expected) & (exact.expected <= exact.high + 0.01)).all(), (
+        exact
+    )
+    assert minimum_detectable_dose(curves).rises.all()
+    assert (auc[auc.dose == 0].value - 0.5).abs().max() <= 0.05

@@ -24,7 +24,12 @@ Three signals per real row, each one a reason a data protection officer would ac
   keys carries too is inference from the population, not disclosure, and is not counted. A
   secret that is missing (a gap guessed as a gap) is counted apart, never as recovered.
 
-:func:`row_evidence` returns one row per real row with at least one signal (sorted by the number
+Every count stands beside its baseline with its excess and the excess's 95% Wilson interval
+(:func:`beyond`), and a signal lists its rows only where that interval lies above zero: a release
+of new people lists no one. Without a holdout "sensitive recovered" has no baseline (the
+population's regularities are unknown) and lists no row.
+
+:func:`row_evidence` returns one row per real row with at least one listed signal (sorted by the number
 of signals, then by how much closer the release row is), with the row's values and those of the
 release row nearest to it, and the summary lines with their baselines. With sampled targets
 (``--targets``) the rows checked are the sampled ones.
@@ -35,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from privmetrics.attacks.alc import wilson_interval
 from privmetrics.data.missing import FLAG, MISSING_CATEGORY
 from privmetrics.geometry.neighbours import knn
 from privmetrics.geometry.pair import Pair
@@ -111,6 +117,21 @@ def missing_secret(frame: pd.DataFrame, sensitive) -> np.ndarray:
         if FLAG.format(col) in frame:
             gap |= frame[FLAG.format(col)].astype(str).isin(["1", "1.0", "True", "yes"]).to_numpy()
     return gap
+
+
+def beyond(flags: np.ndarray, baseline: float) -> tuple[str, bool]:
+    """(words, listed): a signal's excess over its ``baseline`` rate with its 95% Wilson interval
+    (the baseline taken as known), and whether its rows are listed: only when the interval's lower
+    end lies above the baseline, so that a release of new people, whose counts are their
+    baselines', lists no one."""
+    n = len(flags)
+    if not n:
+        return "", False
+    low, high = (float(v) for v in wilson_interval(int(flags.sum()), n))
+    listed = low > baseline
+    words = (f"; excess {flags.mean() - baseline:+.1%} [{low - baseline:+.1%}, "
+             f"{high - baseline:+.1%}]")  # fmt: skip
+    return words + ("" if listed else ", within chance: no row listed"), listed
 
 
 def _ratio(near: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -196,19 +217,29 @@ def row_evidence(
         spread = (f" (equal-size draws: {counts.min():,} to {counts.max():,})"
                   if len(counts) > 1 else "")  # fmt: skip
         twins = twin_share(pair.real)
+        held_copied = copied_rows(holdout, release).mean()
+        copied_excess, copied_listed = beyond(copied, held_copied)
+        closer_excess, closer_listed = beyond(closer, NON_MEMBER_LEVEL)
+        held_rate = holdout_rate(holdout, release, schema, pair.seed)
+        secret = ~gaps  # rows with a secret to recover
+        found_excess, found_listed = beyond((guessed & ~gaps)[secret], held_rate)
         lines += [
             f"copied: {copied.sum():,} of {n:,} real rows ({copied.mean():.1%}); holdout rows, "
-            f"never in the data, copied too: {copied_rows(holdout, release).mean():.1%}"
-            + (f"; real rows with a twin in the real table: {twins:.1%}" if twins else ""),
+            f"never in the data, copied too: {held_copied:.1%}"
+            + (f"; real rows with a twin in the real table: {twins:.1%}" if twins else "")
+            + copied_excess,
             f"closer than a non-member: {closer.sum():,} of {n:,} real rows ({closer.mean():.1%})"
-            f"{spread}; by chance, as a release of new people would: {NON_MEMBER_LEVEL:.0%}",
+            f"{spread}; by chance, as a release of new people would: {NON_MEMBER_LEVEL:.0%}"
+            + closer_excess,
         ]
         recovered_line = (
             f"sensitive recovered from the release and not from the population: "
             f"{from_release.sum():,} of {n:,} real rows ({from_release.mean():.1%}); recovered "
             f"from the release in all {(guessed & ~gaps).mean():.1%}, and for holdout rows, never "
-            f"in the data, {holdout_rate(holdout, release, schema, pair.seed):.1%}"
+            f"in the data, {held_rate:.1%}{found_excess}"
         )
+        copied, closer = copied & copied_listed, closer & closer_listed
+        from_release = from_release & found_listed
         neighbour = ("distance to nearest holdout row", to_holdout)
     else:
         to_other = pair.nearest_distance("real", "real")  # of the target rows, as the pair samples
@@ -216,10 +247,11 @@ def row_evidence(
         closer = np.zeros(n, dtype=bool)  # named only against a holdout
         expected = len(release) / (len(release) + len(pair.real) - 1)
         from_release = guessed & ~gaps
+        copied_excess, copied_listed = beyond(copied, twin_share(pair.real))
         lines += [
             f"copied: {copied.sum():,} of {n:,} real rows ({copied.mean():.1%}); real rows with "
             f"a twin in the real table itself, about what a release of new people would copy: "
-            f"{twin_share(pair.real):.1%}",
+            f"{twin_share(pair.real):.1%}{copied_excess}",
             f"nearer to a release row than to another real row: {(closeness < 1).sum():,} of "
             f"{n:,} ({(closeness < 1).mean():.1%}); a release of new people would put about "
             f"{expected:.0%} there, so only the excess says anything; no row is named without a "
@@ -227,9 +259,10 @@ def row_evidence(
         ]
         recovered_line = (
             f"sensitive recovered: {from_release.sum():,} of {n:,} real rows "
-            f"({from_release.mean():.1%}), some of it inference from the population (a holdout "
-            "tells how much)"
+            f"({from_release.mean():.1%}), some of it inference from the population: without a "
+            "holdout, which tells how much, no row is listed for it"
         )
+        copied, from_release = copied & copied_listed, from_release & False
         neighbour = ("distance to nearest other real row", to_other)
     if gaps.any():
         recovered_line += (
