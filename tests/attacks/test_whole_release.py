@@ -62,3 +62,45 @@ def test_scores_are_per_candidate_and_seeded_free(halves):
 
     to_reference = knn(attack.encoder.transform(members.iloc[:5]), attack.reference)[0][:, 0]
     np.testing.assert_allclose(scored["distance"][:5], to_reference)
+
+
+def test_gen_lra_is_the_kernel_likelihood_ratio_with_and_without_the_candidate():
+    """Gen-LRA by hand on a tiny table: the closed form equals the two kernel estimates computed
+    apart, log p_(R + x)(s) - log p_R(s) summed over the k release rows nearest x, up to the
+    constant k log(n / (n + 1))."""
+    rows, schema = load_dataset("texas", n=60, seed=5)
+    reference, release, candidates = rows.iloc[:30], rows.iloc[30:50], rows.iloc[50:]
+    attack = WholeReleaseAttack(schema, reference)
+    got = attack.gen_lra(release, candidates, k=3)
+    r, z = attack.reference, attack.encoder.transform(release)
+    x = attack.encoder.transform(candidates)
+    kernel = lambda a, b: np.exp(-((a[:, None] - b[None]) ** 2).sum(2) / (2 * attack.width**2))  # noqa: E731
+    n = len(r)
+    for i in range(len(x)):
+        near = np.argsort(((z - x[i]) ** 2).sum(1))[:3]
+        s = z[near]
+        with_x = (kernel(s, r).sum(1) + kernel(s, x[i : i + 1])[:, 0]) / (n + 1)
+        without = kernel(s, r).sum(1) / n
+        expected = np.log(with_x / without).sum() - 3 * np.log(n / (n + 1))
+        assert got[i] == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+def test_gen_lra_finds_planted_copies_and_nothing_in_fresh_rows():
+    """On the leakage ladder (Texas, 500 training rows): at dose 0 Gen-LRA's AUC lies within
+    0.05 of chance; with 60% of the members planted exactly, well above it."""
+    from sklearn.metrics import roc_auc_score
+
+    from privmetrics.synthesisers.planted import make_control
+
+    rows, schema = load_dataset("texas", n=4000, seed=2)
+    rows = rows.drop_duplicates().sample(frac=1, random_state=0).reset_index(drop=True)
+    train, fresh, unseen, ref = (rows.iloc[a:b] for a, b in
+                                 ((0, 500), (500, 1500), (1500, 2000), (2000, 3000)))  # fmt: skip
+    attack = WholeReleaseAttack(schema, ref)
+    candidates = pd.concat([train, unseen], ignore_index=True)
+    truth = np.r_[np.ones(len(train)), np.zeros(len(unseen))]
+    aucs = {}
+    for dose in (0.0, 0.6):
+        release = make_control("planted", dose=dose, seed=1).fit_sample(train, schema, fresh=fresh)
+        aucs[dose] = roc_auc_score(truth, attack.gen_lra(release, candidates))
+    assert abs(aucs[0.0] - 0.5) < 0.05 and aucs[0.6] > 0.7, aucs

@@ -36,7 +36,7 @@ def ladder(tmp_path_factory):
     membership = G.run_games(LADDER, store=store, n_jobs=2, progress=False, ladder=True)
     release = G.run_games(LADDER, store=S.GameStore(store.path, "release"), n_jobs=2,
                           progress=False, ladder=True, game="release")  # fmt: skip
-    assert set(release.kind) == {"density ratio", "distance"}
+    assert set(release.kind) == {"density ratio", "distance", "Gen-LRA"}
     return store, membership, release
 
 

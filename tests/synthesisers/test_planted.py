@@ -18,7 +18,8 @@ from privmetrics.synthesisers.planted import CONTROLS, expected_distance_auc, ma
 @pytest.fixture(scope="module")
 def population():
     rows, schema = load_dataset("texas", n=6000, seed=2)
-    rows = rows.drop_duplicates().reset_index(drop=True)  # distinct people, distinct records
+    # distinct people, distinct records, in random order (a file may be sorted)
+    rows = rows.drop_duplicates().sample(frac=1, random_state=0).reset_index(drop=True)
     return rows.iloc[:2000], rows.iloc[2000:4000], rows.iloc[4000:], schema
 
 

@@ -38,10 +38,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import roc_auc_score
 
 from privmetrics.attacks.attribute_game import AttributeResult, Guesser
 from privmetrics.attacks.membership_game import FeatureMaker, GameResult, vulnerable_targets
-from privmetrics.attacks.whole_release import SCORINGS, WholeReleaseAttack
+from privmetrics.attacks.whole_release import GEN_LRA, SCORINGS, WholeReleaseAttack
 from privmetrics.data.schema import Schema
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.synthesisers.planted import CONTROLS, make_control
@@ -204,18 +205,28 @@ def play_targets(
                 inside = in_release[:, j]
                 attribute.append(AttributeResult(target, kind, right[inside, j], bool(baseline[j])))
         release = (
-            _whole_release(schema, reference, pool, made, np.random.default_rng([seed, 5]))
+            _whole_release(
+                schema,
+                reference,
+                pool,
+                made,
+                np.random.default_rng([seed, 5]),
+                gen_lra=technique in CONTROLS,
+            )  # fmt: skip
             if "whole release" in attacks
             else {name: [] for name in SCORINGS}
         )
     return Played(membership, attribute, release)
 
 
-def _whole_release(schema, reference, pool, made, rng) -> dict[str, list[float]]:
+def _whole_release(schema, reference, pool, made, rng, gen_lra: bool = False):
     """The whole-release attack (:mod:`.whole_release`) on each evaluation release: its pool
-    rows (members) against as many pool rows it never saw."""
+    rows (members) against as many pool rows it never saw; the AUCs of each scoring, and with
+    ``gen_lra`` of :meth:`~.whole_release.WholeReleaseAttack.gen_lra` too (the leakage ladder's
+    plays: the configurations' stored games predate it, and a scoring more would make every one
+    of them incomplete, to be played again with its fits)."""
     attack = WholeReleaseAttack(schema, reference)
-    out = {name: [] for name in SCORINGS}
+    out = {name: [] for name in (*SCORINGS, *((GEN_LRA,) if gen_lra else ()))}
     for release, at in made:
         unseen = np.setdiff1d(np.arange(len(pool)), at)
         n = min(len(at), len(unseen))
@@ -223,6 +234,10 @@ def _whole_release(schema, reference, pool, made, rng) -> dict[str, list[float]]
         others = pool.iloc[rng.choice(unseen, n, replace=False)]
         for name, auc in attack.aucs(release, members, others).items():
             out[name].append(auc)
+        if gen_lra:
+            truth = np.r_[np.ones(n), np.zeros(n)]
+            scores = attack.gen_lra(release, pd.concat([members, others], ignore_index=True))
+            out[GEN_LRA].append(float(roc_auc_score(truth, scores)))
     return out
 
 

@@ -32,6 +32,8 @@ from privmetrics.geometry.encoding import MixedEncoder
 from privmetrics.geometry.neighbours import knn
 
 SCORINGS = ("density ratio", "distance")
+# the third scoring, Gen-LRA (WholeReleaseAttack.gen_lra), played on the leakage ladder so far
+GEN_LRA = "Gen-LRA"
 VERSION = 1  # stored with every whole-release game (experiments.games)
 
 
@@ -65,6 +67,22 @@ class WholeReleaseAttack:
         to_reference = knn(x, self.reference, k=1)[0][:, 0]
         to_release = knn(x, z, k=1)[0][:, 0]
         return {"density ratio": ratio, "distance": to_reference - to_release}
+
+    def gen_lra(self, release: pd.DataFrame, candidates: pd.DataFrame, k: int = 5) -> np.ndarray:
+        """Gen-LRA (Ward et al. 2025, the generative likelihood-ratio attack): how much more
+        likely the release's ``k`` rows nearest to a candidate x become when x joins the
+        attacker's reference, sum over those rows s of log p_(R + x)(s) - log p_R(s), each density
+        the Gaussian kernel estimate of this attack (its width, its space). With the kernel
+        estimate the ratio is closed-form: (sum_r K(s - r) + K(s - x)) / sum_r K(s - r), times
+        n / (n + 1), the same for every candidate and so left out of the score."""
+        z, x = self.encoder.transform(release), self.encoder.transform(candidates)
+        k = min(k, len(z))
+        _, near = knn(x, z, k=k)
+        rows = z[near.ravel()]  # (candidates * k, d)
+        n = len(self.reference)
+        density = log_density(rows, self.reference, self.width) + np.log(n)  # log sum_r K
+        own = -((rows - np.repeat(x, k, axis=0)) ** 2).sum(1) / (2 * self.width**2)
+        return (np.logaddexp(density, own) - density).reshape(len(x), k).sum(1)
 
     def aucs(
         self, release: pd.DataFrame, members: pd.DataFrame, others: pd.DataFrame
