@@ -34,6 +34,7 @@ from joblib import delayed
 from tqdm import tqdm
 
 from privmetrics.attacks.one_run import choose_targets, play_targets
+from privmetrics.attacks.whole_release import GEN_LRA
 from privmetrics.data.datasets import holdout_rows, load_dataset
 from privmetrics.experiments.game_store import (
     ATTACK_VERSIONS,
@@ -167,7 +168,9 @@ def run_games(
         population, schema = load_dataset(dataset, n=profile.game_population, seed=profile.seed)
         targets = choose_targets(population, schema, profile.game_targets, profile.seed)
         keys = {g: expected(g, targets) for g in TABLES}
-        chosen |= {(dataset, kind, t) for kind, t in keys["membership"] + keys["release"]}
+        # Gen-LRA's AUCs too, where a play scored them (the ladder's)
+        shown = keys["membership"] + keys["release"] + [(GEN_LRA, 0)]
+        chosen |= {(dataset, kind, t) for kind, t in shown}
         fresh = None
         for config in game_configurations(profile, techniques):
             complete = [
