@@ -3,6 +3,8 @@ for this edition's store and the shipped paper store, and say so when a store is
 
 import re
 
+import pytest
+
 from privmetrics.compendium.findings import compare, sentences, what_we_found
 from privmetrics.experiments import analysis, paper
 from privmetrics.experiments.profiles import get_profile
@@ -120,3 +122,21 @@ def test_the_random_baseline_sentence_counts_the_uniform_controls_causes():
     untested = sentences(replace(found, controlled=False))
     assert "not tested here: this store holds no Uniform control" in untested
     assert "Putting Uniform" not in untested
+
+
+@pytest.mark.slow
+def test_the_ladder_section_reads_the_shipped_paper_store_beside_the_quick_edition():
+    """The attacks chapter's ladder section: the quick edition plays no ladder and shows the
+    shipped paper store's, its findings generated and one captioned figure per dataset; an
+    edition without the paper beside it says it has none."""
+    from privmetrics.compendium.chapter import Chapter
+    from privmetrics.compendium.findings import ladder_section
+
+    shown = ladder_section(Chapter(get_profile("quick"), ["texas"]))
+    assert len(shown) == 2
+    said = shown[0].data
+    assert said.startswith("From the shipped paper store's ladder (500 training rows")
+    assert "**texas**, whole release (distance): finds members among exact copies" in said
+    assert "The leakage ladder on texas" in shown[1].data
+    alone = ladder_section(Chapter(get_profile("smoke"), ["texas"]))
+    assert len(alone) == 1 and "plays no leakage ladder" in alone[0].data

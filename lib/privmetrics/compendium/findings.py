@@ -278,3 +278,41 @@ def classes_beside_paper(profile: Profile, table: str, ours: pd.Series) -> str:
             parts.append(f"the shipped paper store: {counts(theirs)}")
     parts.append(f"the paper: {counts(paper.paper_classes(table))}")
     return "; ".join(parts) + "."
+
+
+LADDER_CAPTION = (
+    "The leakage ladder on {name}: each attack's membership AUC against the share of training "
+    "rows planted in a release of fresh rows, exactly (left) and jittered, with its 95% "
+    "interval. Read: dashed, what an attack that sees every exact copy gets (1/2 + dose/2); "
+    "dotted, chance; grey, the AUC of 0.6 the chapter's rule asks. A curve that stays at chance "
+    "where the dashed line rises is an attack that cannot see that leak."
+)
+
+
+def ladder_section(chapter) -> list:
+    """The attacks chapter's section on the leakage ladder, as the objects to ``display``: the
+    generated findings (:func:`~privmetrics.experiments.ladder.power_findings`) of the edition's
+    ladder or the shipped paper store's beside it (:meth:`~.chapter.Chapter.ladder_games`),
+    then one captioned power-curve figure per dataset; a sentence when neither holds one."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Markdown
+
+    from privmetrics.compendium.plots import captioned
+    from privmetrics.experiments.figures import power_curve
+    from privmetrics.experiments.ladder import power_curves, power_findings
+
+    games, profile = chapter.ladder_games()
+    if games.empty:
+        return [Markdown("This edition plays no leakage ladder, and no shipped store beside it "
+                         "holds one.")]  # fmt: skip
+    curves = power_curves(games, chapter.ladder_games("release")[0])
+    edition = "this edition's" if profile is chapter.profile else "the shipped paper store's"
+    said = (f"From {edition} ladder ({profile.game_train_rows} training rows, "
+            f"{profile.game_releases} evaluation releases, {profile.game_targets} targets of each "
+            "kind):\n\n" + "\n".join(f"- {line}" for line in power_findings(curves)))  # fmt: skip
+    shown = [Markdown(said)]
+    for name in dict.fromkeys(curves.dataset):
+        power_curve(curves, name)
+        shown.append(captioned(plt.gcf(), LADDER_CAPTION.format(name=name),
+                               f"line chart of each attack's AUC against the planted dose on {name}"))  # fmt: skip
+    return shown
