@@ -125,9 +125,13 @@ def sniff_separator(path: Path) -> str:
     """The CSV's separator: ``","`` unless the header holds no comma and one of
     :data:`SEPARATORS` (a ``;``-separated export read with commas is one column of text that would
     be scored as a table); a warning says which separator was used."""
-    with pd.io.common.get_handle(path, "r", compression="infer", encoding="utf-8-sig",
-                                 errors="replace") as handle:  # fmt: skip
-        sample = handle.handle.read(64 * 1024)
+    try:
+        with pd.io.common.get_handle(
+            path, "r", compression="infer", encoding="utf-8-sig"
+        ) as handle:
+            sample = handle.handle.read(64 * 1024)
+    except UnicodeDecodeError:  # not text: the reader's own error names the file, nothing to sniff
+        return ","
     lines = sample.splitlines()
     header = lines[0] if lines else ""
     if "," in header or not any(s in header for s in SEPARATORS):
