@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from privmetrics.attacks.dp_audit import clopper_pearson
+from privmetrics.attacks.membership_game import tpr_at
 from privmetrics.experiments.game_analysis import _results, attack_table, finds_members
 from privmetrics.synthesisers.planted import expected_distance_auc
 
@@ -54,17 +55,15 @@ def doses(games: pd.DataFrame) -> pd.DataFrame:
 
 
 def tpr_at_low_fpr(scores: np.ndarray, truth: np.ndarray, fpr: float) -> tuple[float, ...]:
-    """(TPR, low, high, non-members): the share of members scored above the threshold that
-    ``fpr`` of the non-members exceed (no tie counted), with its 95% Clopper-Pearson interval;
+    """(TPR, low, high, non-members): the membership game's TPR at ``fpr``
+    (:func:`~privmetrics.attacks.membership_game.tpr_at`) with its 95% Clopper-Pearson interval;
     NaN where fewer than 1 / ``fpr`` non-members make that rate unreadable."""
-    negatives, positives = np.sort(scores[truth == 0]), scores[truth == 1]
-    if len(negatives) * fpr < 1 or not len(positives):
-        return np.nan, np.nan, np.nan, len(negatives)
-    allowed = int(np.floor(fpr * len(negatives)))  # false positives allowed
-    threshold = negatives[len(negatives) - allowed - 1]  # scores above it: at most `allowed`
-    hits = int((positives > threshold).sum())
-    low, high = clopper_pearson(hits, len(positives), 0.95)
-    return hits / len(positives), low, high, len(negatives)
+    negatives, positives = int((truth == 0).sum()), int((truth == 1).sum())
+    if negatives * fpr < 1 or not positives:
+        return np.nan, np.nan, np.nan, negatives
+    hits = int(round(tpr_at(scores, truth, fpr) * positives))
+    low, high = clopper_pearson(hits, positives, 0.95)
+    return hits / positives, low, high, negatives
 
 
 # the shadow attack's permutation test on the ladder: p resolved to 1 / 2,001, below the
