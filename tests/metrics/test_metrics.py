@@ -377,6 +377,22 @@ def test_detection_mlp_paper_scale_gives_one_half_for_real(baseline_pairs):
     assert get_metric("DetectionMLP")(real_pair, scale="paper") == pytest.approx(0.5, abs=0.15)
 
 
+def test_detection_mlp_folds_on_threads_give_the_serial_score_to_the_bit():
+    """The folds train on as many threads as BLAS may use; each network is seeded alone."""
+    from privmetrics.threads import limited
+
+    real, schema = generated_texas_like(rows=400, seed=5)
+    synth, _ = generated_texas_like(rows=400, seed=6)
+    scores = []
+    for threads in (1, 2):
+        with limited(threads):
+            scores.append(
+                get_metric("DetectionMLP")(Pair(real, synth, schema, seed=1), scale="auc")
+            )
+    assert scores[0] == scores[1]
+    assert 0.5 < scores[0] <= 1  # two draws of different seeds' generators are told apart
+
+
 # --- invariances and determinism ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def noisy_pair():
