@@ -155,3 +155,15 @@ DATED = Schema({"admitted": "numerical", "age": "numerical", "ward": "categorica
 def make_dated():
     """(the factory :func:`dated`, its schema): a table with a date, a number and a category."""
     return dated, DATED
+
+
+@pytest.fixture(autouse=True)
+def _fresh_audit_references():
+    """Each test starts without the references a previous test's audit kept
+    (:mod:`privmetrics.audit.references`): a test that patches a setting between audits of one
+    real table must not read scores from before the patch unless it means to."""
+    from privmetrics.audit.references import KEPT
+
+    KEPT.clear()
+    yield
+    KEPT.clear()

@@ -55,6 +55,51 @@ def test_cli_end_to_end_writes_a_report_with_every_selected_metric(files, capsys
     assert "data:image/png;base64," in report and "version of privmetrics" in report
 
 
+def test_cli_audits_several_releases_against_references_scored_once(files, capsys, monkeypatch):
+    """``privmetrics audit real.csv a.csv folder/``: each release in turn, its files named after
+    it, the references built for the first and kept (issue 61); the exit code is the gate's
+    worst, and each release reads as it does alone."""
+    from privmetrics.audit import run
+
+    path, real, synthetic = files
+    folder = path / "releases"
+    folder.mkdir()
+    real.to_csv(folder / "copy.csv", index=False)  # a copy of the real table: near Real
+    synthetic.to_csv(folder / "noisy.csv", index=False)
+    (folder / "notes.txt").write_text("not a table")
+    built = []
+    original = run.reference_pairs
+    monkeypatch.setattr(
+        run, "reference_pairs", lambda *a, **k: built.append(1) or original(*a, **k)
+    )
+    common = ["--sensitive", "diagnosis", "--json", path / "r.json", "--fail-on", "near-real"]
+    code = run_cli(path / "real.csv", path / "synth.csv", folder, *common)
+    out = capsys.readouterr().out
+    assert len(built) == 1
+    assert [line for line in out.splitlines() if line.startswith("===== release")] == [
+        f"===== release {path / 'synth.csv'} =====",
+        f"===== release {folder / 'copy.csv'} =====",
+        f"===== release {folder / 'noisy.csv'} =====",
+    ]
+    assert out.count("Random 1, Random 2, Random 3, Real already scored on this real table") == 2
+    assert {f.name for f in path.glob("r-*.json")} == {
+        "r-synth.json",
+        "r-copy.json",
+        "r-noisy.json",
+    }
+    assert code == 1  # the copy meets near-real, with copies proven (exit 1 beats 3 and 0)
+    alone = run_cli(path / "real.csv", folder / "noisy.csv", *common[:2], "--json", path / "n.json")
+    assert alone == 0
+    import json
+
+    one, many = (json.loads((path / n).read_text()) for n in ("n.json", "r-noisy.json"))
+    assert one["verdict"] == many["verdict"] and one["scores"] == many["scores"]
+    assert one["evidence"] == many["evidence"]
+    (path / "empty").mkdir()  # a folder without a table is refused in one line, exit 2
+    assert run_cli(path / "real.csv", path / "empty") == 2
+    assert "holds no table" in capsys.readouterr().err
+
+
 def test_cli_all_metrics_from_parquet(files, capsys):
     path, _, _ = files
     code = run_cli(

@@ -419,6 +419,7 @@ def test_large_tables_score_random_from_sampled_targets_and_the_rest_exactly(tex
     monkeypatch.setattr(run, "SAMPLED_RANDOM_ROWS", 100)
     monkeypatch.setattr(run, "RANDOM_TARGETS", 150)
     sampled = quiet(audit, real, shuffled, schema=schema, metrics=metrics, random_runs=2)
+    run.KEPT.clear()  # a fresh draw, not the references kept from the audit above
     again = quiet(audit, real, shuffled, schema=schema, metrics=metrics, random_runs=2)
     pd.testing.assert_frame_equal(sampled, again)  # seeded
     exact, sampled = exact.set_index("metric"), sampled.set_index("metric")
@@ -632,3 +633,48 @@ def test_evidence_lists_rows_only_beyond_their_baseline():
     # without a holdout the recovered secrets have no baseline: no row listed for them
     alone, lines = quiet(row_evidence, Pair(real, fresh, schema))
     assert not alone["sensitive recovered"].any() and "no row is listed for it" in lines[2]
+
+
+def test_a_second_release_of_one_real_table_reuses_the_references_and_reads_as_if_fresh(
+    texas, monkeypatch
+):
+    """The references are kept by content (privmetrics.audit.references): a second release of
+    the same real table and holdout scores only the release, and its report equals one made
+    without anything kept; another holdout or seed builds references of its own."""
+    from privmetrics.audit import run
+
+    real, holdout, shuffled, perturbed, schema = texas
+    metrics = ["DCR", "MemInf", "Authenticity"]
+    built = []
+    original = run.reference_pairs
+    monkeypatch.setattr(
+        run, "reference_pairs", lambda *a, **k: built.append(1) or original(*a, **k)
+    )
+    first = quiet(
+        audit, real, shuffled, schema=schema, metrics=metrics, holdout=holdout, report=True
+    )
+    second = quiet(
+        audit, real, perturbed, schema=schema, metrics=metrics, holdout=holdout, report=True
+    )
+    assert len(built) == 1  # the references of the first audit served the second
+    assert list(second.costs) == ["release", "Holdout", "Random 1", "Real"]
+    assert second.costs["Holdout"] == first.costs["Holdout"]  # not scored again
+    run.KEPT.clear()
+    fresh = quiet(
+        audit, real, perturbed, schema=schema, metrics=metrics, holdout=holdout, report=True
+    )
+    assert len(built) == 2
+    pd.testing.assert_frame_equal(second.table, fresh.table)
+    pd.testing.assert_frame_equal(second.evidence, fresh.evidence)
+    assert second.verdict.lines() == fresh.verdict.lines()
+    assert second.criteria_lines == fresh.criteria_lines
+    # another holdout, or another seed, is another set of references
+    quiet(audit, real, perturbed, schema=schema, metrics=metrics, holdout=holdout.iloc[::-1])
+    quiet(audit, real, perturbed, schema=schema, metrics=metrics, holdout=holdout, seed=1)
+    assert len(built) == 4
+    # a metric not scored on the kept references before is scored on them now
+    more = quiet(audit, real, perturbed, schema=schema, metrics=[*metrics, "NNAA"], holdout=holdout,
+                 seed=1)  # fmt: skip
+    assert len(built) == 4 and more.set_index("metric").loc["NNAA", "Real"] == pytest.approx(
+        get_metric("NNAA")(Pair(real, real.copy(), schema, seed=1)), abs=1e-12
+    )

@@ -98,6 +98,13 @@ def test_bench_audit_formats_cases_and_says_whether_the_target_is_met():
     )
     far = {"default": {"seconds": 40.0, "tables": {"release": 20.0, "Real": 9.5}, "estimated": 10}}
     assert "(x2.95, NOT within a factor of 2)" in format_audit(far, 50_000, "m")
+    # issue 61: the holdout case within a minute, three releases in one call under twice one
+    both = {"holdout": {"seconds": 50.0, "tables": {}}, "three": {"seconds": 110.0, "tables": {}}}
+    text = format_audit(both, 50_000, "m")
+    assert "with a holdout at 50,000 rows <= 60 s: 50.0 s, met" in text
+    assert "< 2x one with a holdout: 110.0 s against 50.0 s (x2.20), NOT met" in text
+    both["three"]["seconds"] = 90.0
+    assert "(x1.80), met" in format_audit(both, 50_000, "m")
 
 
 def test_bench_audit_measures_a_small_case_in_a_child_process():

@@ -32,6 +32,7 @@ from privmetrics.audit.positions import (
     relative_reading,
     standard_error,
 )
+from privmetrics.audit.references import KEPT, Kept, content_key
 from privmetrics.audit.report import AuditReport
 from privmetrics.audit.utility import holdout_problem, looks_useless, utility_panel
 from privmetrics.audit.verdict import decide
@@ -158,21 +159,29 @@ def audit(
     if inferred and progress:  # the command says it after every check, before the work
         print("inferred schema (save it, correct it and pass it back with --schema / schema=):")
         print(given.to_yaml(), end="")
-    pairs = reference_pairs(real, synthetic, holdout, schema, seed, targets,
-                            random_runs if baselines else 0, baselines)  # fmt: skip
+    runs = random_runs if baselines else 0
+    key = content_key(real, holdout, schema, seed=seed, targets=targets, runs=runs,
+                      with_real=baselines, sampled=(SAMPLED_RANDOM_ROWS, RANDOM_TARGETS))  # fmt: skip
+    kept = KEPT.get(key) or KEPT.keep(
+        key, reference_pairs(real, holdout, schema, seed, targets, runs, baselines)
+    )
+    pairs = {"release": Reference(pair_of(real, synthetic, schema, seed, targets, control=holdout)),
+             **kept.pairs}  # fmt: skip
     reasons = {spec.name: not_run(spec, schema, targets) for spec in specs}
     runnable = [spec for spec in specs if not reasons[spec.name]]
     anchor = "holdout" if holdout is not None else "Random"
     estimated = None
     if progress:  # the work, and for a large table its cost, said before the work starts
-        line = (f"scoring {len(runnable)} metrics on {len(pairs)} tables ({', '.join(pairs)}) "
-                f"of {len(real):,} real rows")  # fmt: skip
+        print(work_line(pairs, runnable, kept, len(real)), end="", flush=True)
+        todo = [name for name in pairs if unscored(kept, name, runnable)]
         if len(real) >= ESTIMATE_ROWS:
-            sizes = [table_size(entry, first=k == 0) for k, entry in enumerate(pairs.values())]
+            shared = bool(kept.scores)  # the release takes the real side from a kept pair
+            sizes = [table_size(pairs[name], first=k == 0 and not shared)
+                     for k, name in enumerate(todo)]  # fmt: skip
             estimated = estimate(real, synthetic, schema, runnable, seed, sizes)
-            line += f": {say(estimated)}"
-        print(line, flush=True)
-    scores, seconds = score_all(pairs, runnable, progress)
+            print(f": {say(estimated)}", end="")
+        print(flush=True)
+    scores, seconds = score_all(pairs, runnable, progress, kept)
     table = assemble(scores, specs, reasons, anchor)
     if not report:
         return table
@@ -263,16 +272,18 @@ class Reference:
 
 
 def reference_pairs(
-    real, synthetic, holdout, schema, seed: int, targets, random_runs: int, with_real: bool
+    real, holdout, schema, seed: int, targets, random_runs: int, with_real: bool
 ) -> dict[str, Reference]:
-    """The tables to score, in order: ``"release"``, ``"Holdout"`` (when given), ``"Random 1"`` ...
-    (``random_runs`` draws with seeds ``seed``, ``seed + 1``, ...), ``"Real"`` (a copy; when
-    ``with_real``). Every pair uses the holdout as the ALC's control set. A Random draw of a table
-    with :data:`SAMPLED_RANDOM_ROWS` rows or more also gets a sampled pair (:class:`Reference`)."""
+    """The references to score a release against, in order: ``"Holdout"`` (when given),
+    ``"Random 1"`` ... (``random_runs`` draws with seeds ``seed``, ``seed + 1``, ...), ``"Real"``
+    (a copy; when ``with_real``). Every pair uses the holdout as the ALC's control set. A Random
+    draw of a table with :data:`SAMPLED_RANDOM_ROWS` rows or more also gets a sampled pair
+    (:class:`Reference`). They depend on the real table alone, not on the release: the audit
+    keeps them by content (:mod:`.references`)."""
     from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
     from privmetrics.synthesisers import make_synthesiser
 
-    pairs = {"release": Reference(pair_of(real, synthetic, schema, seed, targets, control=holdout))}
+    pairs = {}
     if holdout is not None:
         pairs["Holdout"] = Reference(
             pair_of(real, holdout, schema, seed, targets, "holdout", holdout)
@@ -297,6 +308,23 @@ def reference_pairs(
     return pairs
 
 
+def unscored(kept: Kept, name: str, runnable) -> bool:
+    """Whether table ``name`` has a metric of ``runnable`` still to score (the release always)."""
+    done = kept.scores.get(name, {})
+    return any(spec.name not in done for spec in runnable)
+
+
+def work_line(pairs: dict, runnable, kept: Kept, rows: int) -> str:
+    """What the audit is about to score, in words (the cost estimate follows it)."""
+    todo = [name for name in pairs if unscored(kept, name, runnable)]
+    line = (f"scoring {len(runnable)} metrics on {len(todo)} table{'s' * (len(todo) != 1)} "
+            f"({', '.join(todo)}) of {rows:,} real rows")  # fmt: skip
+    reused = [name for name in pairs if name not in todo]
+    if reused:
+        line += f"; {', '.join(reused)} already scored on this real table, kept"
+    return line
+
+
 def table_size(reference: Reference, first: bool) -> tuple[int, int, bool]:
     """(real rows scored, rows each is searched against, whether it takes the real side's searches
     from the first table, as :func:`score_all` shares them), for the cost estimate."""
@@ -318,29 +346,38 @@ def not_run(spec, schema: Schema, targets) -> str:
     return ""
 
 
-def score_all(pairs: dict[str, Reference], runnable, progress: bool):
+def score_all(pairs: dict[str, Reference], runnable, progress: bool, kept: Kept | None = None):
     """Every ``runnable`` metric on every table: ({table: {metric: score}}, {table: seconds}).
 
     One progress bar over all scorings. The real table is the same in every pair, so what
-    depends on it alone (its rows' nearest other real row) is computed once and shared."""
+    depends on it alone (its rows' nearest other real row) is computed once and shared. ``kept``:
+    the references' scores so far (:mod:`.references`), read and added to; a table it already
+    holds every metric of is not scored again, and its seconds are those it took then."""
+    kept = kept if kept is not None else Kept({})
     scores, seconds = {}, {}
-    bar = tqdm(total=len(runnable) * len(pairs), desc="scoring", disable=not progress)
-    first = None
+    todo = {name: [s for s in runnable if s.name not in kept.scores.get(name, {})]
+            for name in pairs}  # fmt: skip
+    bar = tqdm(total=sum(map(len, todo.values())), desc="scoring", disable=not progress)
+    # a reference scored before has searched the real side already
+    first = next((pairs[name].pair for name in pairs if kept.scores.get(name)), None)
     with limited(available_cores()), bar:  # the cores this process may use, not the machine's
         for name, reference in pairs.items():
             pair = reference.pair
-            if first is not None:
+            if first is not None and pair is not first:
                 pair.share_real_side(first)
             began = time.perf_counter()
-            scores[name] = {}
-            for spec in runnable:
+            scores[name] = dict(kept.scores.get(name, {}))
+            for spec in todo[name]:
                 bar.set_postfix_str(f"{name}: {spec.name}")
                 scores[name][spec.name] = spec(reference.for_metric(spec))
                 bar.update()
-            seconds[name] = time.perf_counter() - began
+            spent = time.perf_counter() - began if todo[name] else 0.0
+            seconds[name] = kept.seconds.get(name, 0.0) + spent
+            if name != "release":
+                kept.scores[name], kept.seconds[name] = scores[name], seconds[name]
             if first is None:
                 first = pair
-                left = len(pairs) - 1
+                left = sum(1 for n in pairs if n != name and todo[n])
                 if progress and left:
                     bar.write(f"release scored in {seconds[name]:.0f} s; {left} reference "
                               f"table(s) to go, about {left * seconds[name]:.0f} s more")  # fmt: skip

@@ -20,7 +20,10 @@ FAIL_RULES = ("near-real", "between")
 def add_arguments(parser) -> None:
     parser.add_argument("real", help="the real data, .csv or .parquet")
     parser.add_argument(
-        "synthetic", nargs="?", help="the synthetic data, same columns (not with --holdout-split)"
+        "synthetic",
+        nargs="*",
+        help="the synthetic data, same columns (not with --holdout-split); several files, or a "
+        "folder of them, are audited in turn against references scored once",
     )
     parser.add_argument("--schema", help="YAML schema; inferred from the real data when absent")
     parser.add_argument(
@@ -92,22 +95,18 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     """``privmetrics audit``: the verdict, the table, who is exposed and the utility panel, or
     exit 2 with one line naming the problem. Warnings (unseen categories, extreme values, a
-    skipped attribute, missing values) are printed."""
-    import pandas as pd
-
+    skipped attribute, missing values) are printed. Several releases (files, or a folder) are
+    audited in turn; the references (holdout, Random, Real) are scored for the first and kept for
+    the others (:mod:`privmetrics.audit.references`), each release's files are written with its
+    name added, and the exit code is the gate's worst (1 over 3 over 0)."""
     from privmetrics.audit.files import check_writable, load_schema, read_table
-    from privmetrics.audit.run import audit
-    from privmetrics.audit.verdict import gate, parse_threshold
+    from privmetrics.audit.verdict import parse_threshold
     from privmetrics.data.validation import InvalidInputError
 
     if getattr(args, "holdout_split", None) is not None:
         return _split(args)
     try:
-        if args.synthetic is None:
-            raise InvalidInputError(
-                "give the release to audit after the real table (or --holdout-split FRACTION to "
-                "make a holdout before you train)"
-            )
+        paths = releases(args.synthetic)
         if args.fail_on and args.fail_on not in FAIL_RULES:
             try:
                 parse_threshold(args.fail_on)
@@ -116,14 +115,78 @@ def run(args) -> int:
         outputs = {k: check_writable(v) for k in ("out", "json", "evidence")
                    if (v := getattr(args, k, None))}  # fmt: skip
         real = read_table(args.real, args.na_values)
-        synthetic = read_table(args.synthetic, args.na_values)
+        synthetic = {path: read_table(path, args.na_values) for path in paths}
         holdout = read_table(args.holdout, args.na_values) if args.holdout else None
         schema = load_schema(args.schema) if args.schema else None
+    except InvalidInputError as exc:
+        print(f"privmetrics audit: error: {exc}", file=sys.stderr)
+        return 2
+    codes = []
+    for path, release in synthetic.items():
+        if len(synthetic) > 1:
+            print(f"\n===== release {path} =====")
+        named = {k: named_for(v, path, len(synthetic) > 1) for k, v in outputs.items()}
+        codes.append(_audit_one(args, real, path, release, holdout, schema, named))
+        if codes[-1] in (2, 130):
+            return codes[-1]
+    return 1 if 1 in codes else max(codes)
+
+
+def releases(given: list[str] | None) -> list[str]:
+    """The release files named: each file as given, a folder as its tables (sorted by name)."""
+    from pathlib import Path
+
+    from privmetrics.data.validation import InvalidInputError
+
+    if not given:
+        raise InvalidInputError(
+            "give the release to audit after the real table (or --holdout-split FRACTION to "
+            "make a holdout before you train)"
+        )
+    found = []
+    for name in given:
+        path = Path(name)
+        if path.is_dir():
+            inside = sorted(str(p) for p in path.iterdir() if p.is_file() and _is_table(p.name))
+            if not inside:
+                raise InvalidInputError(f"the folder {path} holds no table (CSV or Parquet)")
+            found += inside
+        else:
+            found.append(name)
+    return found
+
+
+def _is_table(name: str) -> bool:
+    name = name.lower()
+    return name.endswith((".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".zip", ".parquet", ".pq"))
+
+
+def named_for(path, release: str, several: bool):
+    """An output file for one of several releases: the release's name before the suffix
+    (``report.html`` for ``a.csv`` becomes ``report-a.html``)."""
+    from pathlib import Path
+
+    if not several:
+        return path
+    stem = Path(release).name.split(".")[0]
+    return path.with_name(f"{path.stem}-{stem}{path.suffix}")
+
+
+def _audit_one(args, real, path: str, synthetic, holdout, schema, outputs) -> int:
+    """One release: audit, print and write; the exit code (0, 1 or 3 by ``--fail-on``, 2 on
+    bad input, 130 when interrupted)."""
+    import pandas as pd
+
+    from privmetrics.audit.run import audit
+    from privmetrics.audit.verdict import gate
+    from privmetrics.data.validation import InvalidInputError
+
+    try:
         # first, which file is which: a swap of the two files shows here at a glance
-        read = [("real", args.real, real), ("release", args.synthetic, synthetic)]
+        read = [("real", args.real, real), ("release", path, synthetic)]
         read += [("holdout", args.holdout, holdout)] if holdout is not None else []
-        print("; ".join(f"{role}: {path} ({len(t):,} rows x {t.shape[1]} columns)"
-                        for role, path, t in read))  # fmt: skip
+        print("; ".join(f"{role}: {name} ({len(t):,} rows x {t.shape[1]} columns)"
+                        for role, name, t in read))  # fmt: skip
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = audit(
@@ -163,7 +226,7 @@ def run(args) -> int:
         print("\nutility beside privacy:")
         print(result.utility.to_string(float_format=lambda v: f"{v:.3f}"))
     print(f"\n{len(result.table)} metrics in {result.seconds:.1f} s")
-    sources = {"real": str(args.real), "synthetic": str(args.synthetic)}
+    sources = {"real": str(args.real), "synthetic": str(path)}
     if args.holdout:
         sources["holdout"] = str(args.holdout)
     if "out" in outputs:
@@ -189,7 +252,7 @@ def _split(args) -> int:
     from privmetrics.data.validation import InvalidInputError
 
     try:
-        if args.synthetic is not None or args.holdout:
+        if args.synthetic or args.holdout:
             raise InvalidInputError(
                 "--holdout-split splits the real table before a generator is trained: give no "
                 "release and no --holdout with it"
