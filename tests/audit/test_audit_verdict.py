@@ -359,11 +359,20 @@ def test_sharing_the_real_side_changes_no_score(texas):
     shared, fresh = quiet(Pair, real, shuffled, schema), quiet(Pair, real, shuffled, schema)
     shared.share_real_side(first)
     assert shared._knn  # something was taken
+    assert shared._fitted and all(  # the encodings too, the very same (no refit)
+        shared._fitted[name][0] is first._fitted[name][0] for name in first._fitted
+    )
     a = quiet(evaluate, shared, metrics="all").score.to_numpy()
     b = quiet(evaluate, fresh, metrics="all").score.to_numpy()
     np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="same real table"):
         shared.share_real_side(quiet(Pair, holdout, shuffled, schema))
+    with pytest.raises(ValueError, match="same real table"):
+        shared.share_encodings(quiet(Pair, holdout, shuffled, schema))
+    # a shared coordinate array is read-only: a metric that wrote into it would change the
+    # scores of every other pair of the real table
+    with pytest.raises(ValueError, match="read-only"):
+        shared.space("mixed")[0][0, 0] = 1.0
 
 
 def test_cli_audits_a_table_with_missing_values_end_to_end(texas, tmp_path, capsys):

@@ -365,6 +365,8 @@ def score_all(pairs: dict[str, Reference], runnable, progress: bool, kept: Kept 
             pair = reference.pair
             if first is not None and pair is not first:
                 pair.share_real_side(first)
+                if reference.sampled is not None:
+                    reference.sampled.share_encodings(first)
             began = time.perf_counter()
             scores[name] = dict(kept.scores.get(name, {}))
             for spec in todo[name]:
