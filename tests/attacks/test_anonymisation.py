@@ -73,6 +73,26 @@ def test_gower_distance_by_hand():
     assert nearest[0].tolist() == [0, 1, 2, 3]  # the tie of rows 1 and 2 goes to the lower row
 
 
+def test_gower_blocks_on_threads_give_the_one_block_answer(monkeypatch):
+    """The search runs in blocks of query rows, on threads: any block size and thread count
+    gives the distances and neighbours of one block, gaps included, to the bit."""
+    from privmetrics.geometry import gower
+    from privmetrics.threads import limited
+
+    rng = np.random.default_rng(3)
+    num = lambda n: np.where(rng.random((n, 3)) < 0.05, np.nan, rng.integers(0, 4, (n, 3)) / 3)  # noqa: E731
+    query = (num(37), rng.integers(0, 3, (37, 4)))
+    index = (num(200), rng.integers(0, 3, (200, 4)))
+    whole = gower.gower_distances(query, index)
+    expected = np.argsort(whole, axis=1, kind="stable")[:, :3]
+    for cells, threads in ((10**6, 1), (450, 1), (450, 2), (200, 2)):
+        monkeypatch.setattr(gower, "BLOCK_CELLS", cells)
+        with limited(threads):
+            d, i = gower_knn(query, index, k=3)
+        np.testing.assert_array_equal(i, expected)
+        np.testing.assert_array_equal(d, np.take_along_axis(whole, expected, 1))
+
+
 def test_a_copy_is_linked_and_inferred_and_fresh_rows_are_not(population):
     real, control, fresh, schema = population
     for attack in (

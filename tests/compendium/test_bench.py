@@ -213,3 +213,26 @@ def test_the_synthesiser_timing_gives_every_private_technique_the_largest_budget
             assert scale == 1.0, name
     assert timed_params(paper, "ctgan", full=True) == (paper.params_for("ctgan"), 1.0)
     assert timed_params(paper, "aim")[0]["rounds"] == paper.params_for("aim")["rounds"]
+
+
+def test_the_scale_page_shows_the_record_and_names_metrics_growing_faster_than_n_log_n(tmp_path):
+    """issue 61, item 4: the reproduce page's growth table comes from the shipped record."""
+    from privmetrics.compendium.bench_scale import metric_exponents, save, scale_markdown
+
+    assert "No `make bench-scale` record" in scale_markdown(tmp_path / "none.json")
+    sizes = [10_000, 100_000]
+    metrics = pd.DataFrame(
+        [
+            {"rows": n, "final s": n / 1e4, "final MB": 500.0, "all s": (n / 1e4) ** 2,
+             "all MB": 900.0, "by metric": {"DCR": (n / 1e4) ** 2, "KSTest": n / 1e4}}
+            for n in sizes
+        ]
+    )  # fmt: skip
+    assert metric_exponents(metrics) == pytest.approx({"DCR": 2.0, "KSTest": 1.0})
+    path = tmp_path / "bench-scale.json"
+    save(metrics, pd.DataFrame(), path)
+    page = scale_markdown(path)
+    assert "| 100,000 | 10.0 | 500 | 100.0 | 900 |" in page
+    assert "power 1.00 for the final seven and 2.00 for every measure" in page
+    assert "- DCR: rows^2.00, exact nearest neighbours" in page
+    assert "KSTest" not in page  # linear: not named

@@ -419,6 +419,17 @@ def write_verify_page(generated: Path | None = None) -> None:
         (generated / f"{command_of(what)}.md").write_text(to_markdown(verify_record(what), what))
     shipped = checkout_root() / "results" / "paper.sqlite"
     (generated / "provenance.md").write_text(provenance_markdown(shipped, get_profile("paper")))
+    write_scale_page(generated)
+
+
+def write_scale_page(generated: Path | None = None) -> None:
+    """The reproduce page's "How cost grows" (``scale.md``), from the shipped record of the last
+    ``make bench-scale`` (:func:`privmetrics.compendium.bench_scale.scale_markdown`)."""
+    from privmetrics.compendium.bench_scale import record_path, scale_markdown
+
+    generated = generated or checkout_root() / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    (generated / "scale.md").write_text(scale_markdown(record_path()))
 
 
 def check_offline(html_dir: Path) -> None:

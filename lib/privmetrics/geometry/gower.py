@@ -18,7 +18,8 @@ missing against a present number make the distance undefined; we read "missing" 
 its own, like the rest of the library.)
 
 Ties go to the lower row of the release. The search runs in blocks of query rows against the
-whole release, column by column (no Python loop over rows): ``BLOCK_CELLS`` distances at a time.
+whole release, column by column (no Python loop over rows): ``BLOCK_CELLS`` distances at a time,
+the blocks on as many threads as BLAS may use.
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ import numpy as np
 import pandas as pd
 
 from privmetrics.data.schema import Schema
+from privmetrics.geometry.neighbours import in_parallel
 
-BLOCK_CELLS = 2**22  # (query rows x release rows) distances held at once
+# (query rows x release rows) distances held at once: 8 MB, so that a block's passes over its
+# columns stay in cache (2**22 cells took half as long again on 500 x 50,000)
+BLOCK_CELLS = 2**20
 
 
 def gower_coordinates(
@@ -61,18 +65,25 @@ def gower_coordinates(
 
 def gower_distances(query: tuple[np.ndarray, np.ndarray], index: tuple[np.ndarray, np.ndarray]):
     """The (len(query) x len(index)) matrix of distances, column by column (a block of
-    :func:`gower_knn`)."""
+    :func:`gower_knn`). The columns add in their order into one matrix, through one buffer
+    (no temporary per column), and the missing-value rule is applied only to the columns
+    that hold a gap."""
     (q_num, q_cat), (i_num, i_cat) = query, index
     distances = np.zeros((len(q_num), len(i_num)))
+    step = np.empty_like(distances)
+    gaps = np.isnan(q_num).any(0) | np.isnan(i_num).any(0)
     for j in range(q_num.shape[1]):
         q, x = q_num[:, j, None], i_num[None, :, j]
-        step = np.abs(q - x)
-        if np.isnan(step).any():  # missing: 0 from missing, 1 from a value
+        np.subtract(q, x, out=step)
+        np.abs(step, out=step)
+        if gaps[j]:  # missing: 0 from missing, 1 from a value
             q_missing, x_missing = np.isnan(q), np.isnan(x)
             step = np.where(q_missing | x_missing, (q_missing != x_missing).astype(float), step)
         distances += step
+    mismatch = np.empty(distances.shape, dtype=bool)
     for j in range(q_cat.shape[1]):
-        distances += q_cat[:, j, None] != i_cat[None, :, j]
+        np.not_equal(q_cat[:, j, None], i_cat[None, :, j], out=mismatch)
+        distances += mismatch
     return distances
 
 
@@ -85,16 +96,18 @@ def gower_knn(
     if not 1 <= k <= n_index:
         raise ValueError(f"k must lie between 1 and the {n_index} rows searched, got {k}")
     block = max(1, BLOCK_CELLS // n_index)
-    found_d, found_i = [], []
-    for start in range(0, len(query[0]), block):
+    n_query = len(query[0])
+    found_d, found_i = np.zeros((n_query, k)), np.zeros((n_query, k), dtype=np.int64)
+
+    def one_block(start: int) -> None:
         part = tuple(a[start : start + block] for a in query)
         d = gower_distances(part, index)
         if k == 1:  # argmin returns the first of equal minima: the lower position
             nearest = d.argmin(1)[:, None]
         else:  # a stable sort keeps equal distances in position order
             nearest = np.argsort(d, axis=1, kind="stable")[:, :k]
-        found_i.append(nearest)
-        found_d.append(np.take_along_axis(d, nearest, 1))
-    if not found_i:
-        return np.zeros((0, k)), np.zeros((0, k), dtype=np.int64)
-    return np.vstack(found_d), np.vstack(found_i)
+        found_i[start : start + block] = nearest
+        found_d[start : start + block] = np.take_along_axis(d, nearest, 1)
+
+    in_parallel(one_block, range(0, n_query, block))  # numpy releases the GIL in the passes
+    return found_d, found_i
