@@ -50,8 +50,8 @@ WHY_FASTER = (  # (how a metric's kind begins, why a metric of that kind grows f
     ("distance", "exact nearest neighbours: every row of one table against every row of the "
      "other, a product of the two (quadratic in the rows)"),
     ("KNN", "exact nearest neighbours (quadratic in the rows)"),
-    ("statistical", "every real row against every distinct synthetic key tuple (quadratic when "
-     "the tuples are mostly distinct)"),
+    ("statistical", "every real row against every synthetic row or distinct key tuple on the "
+     "key attributes (quadratic when the tuples are mostly distinct)"),
     ("probabilistic", "a classifier or an attack whose fits grow with the rows"),
 )  # fmt: skip
 
