@@ -425,8 +425,10 @@ def test_large_tables_score_random_from_sampled_targets_and_the_rest_exactly(tex
     real, holdout, shuffled, _, schema = texas
     metrics = ["DCR", "MemInf", "NNDR"]
     exact = quiet(audit, real, shuffled, schema=schema, metrics=metrics, random_runs=2)
-    monkeypatch.setattr(run, "SAMPLED_RANDOM_ROWS", 100)
-    monkeypatch.setattr(run, "RANDOM_TARGETS", 150)
+    from privmetrics.audit import references
+
+    monkeypatch.setattr(references, "SAMPLED_RANDOM_ROWS", 100)
+    monkeypatch.setattr(references, "RANDOM_TARGETS", 150)
     sampled = quiet(audit, real, shuffled, schema=schema, metrics=metrics, random_runs=2)
     run.KEPT.clear()  # a fresh draw, not the references kept from the audit above
     again = quiet(audit, real, shuffled, schema=schema, metrics=metrics, random_runs=2)

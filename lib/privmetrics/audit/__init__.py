@@ -11,7 +11,8 @@ that needs sensitive attributes when none are given is not run, and its reading 
 Categorical and binary columns are compared as strings, numerical ones as float64.
 
 Modules: :mod:`.files` (files, schema files and the checks that make two tables comparable),
-:mod:`.run` (the audit: every metric on the release and its references), :mod:`.positions`
+:mod:`.run` (the audit: every metric on the release and its references), :mod:`.references`
+(the references, built once per real table and kept by content), :mod:`.positions`
 (positions and their words), :mod:`.verdict` (the headline and ``--fail-on``), :mod:`.evidence`
 (the exposed rows), :mod:`.utility` (the fidelity panel), :mod:`.report` (the HTML page and the
 JSON); the command is :mod:`privmetrics.commands.audit_release`. May import every package

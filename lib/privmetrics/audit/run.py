@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from privmetrics.audit import references as kept_references
 from privmetrics.audit.cost import estimate, say
 from privmetrics.audit.criteria import criteria_panel
 from privmetrics.audit.evidence import excess_copies, row_evidence
@@ -32,7 +32,18 @@ from privmetrics.audit.positions import (
     relative_reading,
     standard_error,
 )
-from privmetrics.audit.references import KEPT, Kept, content_key
+from privmetrics.audit.references import (
+    HOLDOUT_RANDOM_RUNS,
+    KEPT,
+    Kept,
+    Reference,
+    content_key,
+    pair_of,
+    reference_pairs,
+    table_size,
+    unscored,
+    work_line,
+)
 from privmetrics.audit.report import AuditReport
 from privmetrics.audit.utility import holdout_problem, looks_useless, utility_panel
 from privmetrics.audit.verdict import decide
@@ -41,7 +52,6 @@ from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError, check_count, validate
 from privmetrics.geometry.encoding import MixedEncoder
 from privmetrics.geometry.neighbours import knn
-from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import select
 from privmetrics.threads import available_cores, limited
 
@@ -161,7 +171,8 @@ def audit(
         print(given.to_yaml(), end="")
     runs = random_runs if baselines else 0
     key = content_key(real, holdout, schema, seed=seed, targets=targets, runs=runs,
-                      with_real=baselines, sampled=(SAMPLED_RANDOM_ROWS, RANDOM_TARGETS))  # fmt: skip
+                      with_real=baselines,
+                      sampled=(kept_references.SAMPLED_RANDOM_ROWS, kept_references.RANDOM_TARGETS))  # fmt: skip
     kept = KEPT.get(key) or KEPT.keep(
         key, reference_pairs(real, holdout, schema, seed, targets, runs, baselines)
     )
@@ -225,115 +236,9 @@ def audit(
     return result
 
 
-def pair_of(
-    real, synthetic, schema, seed: int, targets: int | None, name: str = "synthetic", control=None
-) -> Pair:
-    """A :class:`Pair`, or a :class:`~privmetrics.metrics.sampled.SampledPair` when ``targets``
-    is given; ``name`` is what its checks call the second table."""
-    if targets:
-        from privmetrics.metrics.sampled import SampledPair
-
-        return SampledPair(
-            real, synthetic, schema, seed=seed, targets=targets, name=name, control=control
-        )
-    return Pair(real, synthetic, schema, seed=seed, name=name, control=control)
-
-
-# From this many real rows on, each Random draw is scored from RANDOM_TARGETS target rows of its
-# own (metrics that are averages over rows; the others on every row), unless --targets is given.
-# Random is noise: at such sizes its score barely moves between draws, and exact all-pairs
-# searches for three of them would cost most of the audit. Each draw samples other rows, so the
-# spread of the draws, which makes the position's interval, includes that sampling error.
-SAMPLED_RANDOM_ROWS = 20_000
-# Random draws of an audit with a holdout, unless random_runs says otherwise: one shows where
-# noise lies; more would only narrow an interval that the holdout's position does not use
-HOLDOUT_RANDOM_RUNS = 1
-RANDOM_TARGETS = 10_000
 # From this many real rows on, the command estimates the audit's time before it starts (the
 # probes cost a few seconds; a smaller audit is over before an estimate would help).
 ESTIMATE_ROWS = 5_000
-
-
-@dataclass
-class Reference:
-    """A table the audit scores against the real one: its pair and, for a Random draw of a large
-    table, a sampled pair that the metrics averaging over rows use instead."""
-
-    pair: Pair
-    sampled: Pair | None = None
-
-    def for_metric(self, spec) -> Pair:
-        return self.sampled if self.sampled is not None and spec.at_scale else self.pair
-
-    @property
-    def scored(self) -> Pair:
-        """The pair whose target rows the searches cover (and whose DetectionMLP fit is kept)."""
-        return self.sampled if self.sampled is not None else self.pair
-
-
-def reference_pairs(
-    real, holdout, schema, seed: int, targets, random_runs: int, with_real: bool
-) -> dict[str, Reference]:
-    """The references to score a release against, in order: ``"Holdout"`` (when given),
-    ``"Random 1"`` ... (``random_runs`` draws with seeds ``seed``, ``seed + 1``, ...), ``"Real"``
-    (a copy; when ``with_real``). Every pair uses the holdout as the ALC's control set. A Random
-    draw of a table with :data:`SAMPLED_RANDOM_ROWS` rows or more also gets a sampled pair
-    (:class:`Reference`). They depend on the real table alone, not on the release: the audit
-    keeps them by content (:mod:`.references`)."""
-    from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
-    from privmetrics.synthesisers import make_synthesiser
-
-    pairs = {}
-    if holdout is not None:
-        pairs["Holdout"] = Reference(
-            pair_of(real, holdout, schema, seed, targets, "holdout", holdout)
-        )
-    with warnings.catch_warnings():  # Random's new categories and far values are by design
-        warnings.simplefilter("ignore", UnseenCategoryWarning)
-        warnings.simplefilter("ignore", OutlierWarning)
-        for k in range(random_runs):
-            noise = make_synthesiser("random", seed=seed + k).fit_sample(real, schema)
-            noise = noise[real.columns]
-            draw = Reference(pair_of(real, noise, schema, seed, targets, control=holdout))
-            if targets is None and len(real) >= SAMPLED_RANDOM_ROWS:
-                from privmetrics.metrics.sampled import SampledPair
-
-                draw.sampled = SampledPair(real, noise, schema, seed=seed,
-                                           targets=RANDOM_TARGETS, draw=k + 1, control=holdout)  # fmt: skip
-            pairs[f"Random {k + 1}"] = draw
-        if with_real:
-            pairs["Real"] = Reference(
-                pair_of(real, real.copy(), schema, seed, targets, control=holdout)
-            )
-    return pairs
-
-
-def unscored(kept: Kept, name: str, runnable) -> bool:
-    """Whether table ``name`` has a metric of ``runnable`` still to score (the release always)."""
-    done = kept.scores.get(name, {})
-    return any(spec.name not in done for spec in runnable)
-
-
-def work_line(pairs: dict, runnable, kept: Kept, rows: int) -> str:
-    """What the audit is about to score, in words (the cost estimate follows it)."""
-    todo = [name for name in pairs if unscored(kept, name, runnable)]
-    line = (f"scoring {len(runnable)} metrics on {len(todo)} table{'s' * (len(todo) != 1)} "
-            f"({', '.join(todo)}) of {rows:,} real rows")  # fmt: skip
-    reused = [name for name in pairs if name not in todo]
-    if reused:
-        line += f"; {', '.join(reused)} already scored on this real table, kept"
-    return line
-
-
-def table_size(reference: Reference, first: bool) -> tuple[int, int, bool]:
-    """(real rows scored, rows each is searched against, whether it takes the real side's searches
-    from the first table, as :func:`score_all` shares them), for the cost estimate."""
-    pair = reference.scored
-    return (
-        len(pair.target_positions("real")),
-        len(pair.synthetic),
-        not first and reference.sampled is None,
-    )
 
 
 def not_run(spec, schema: Schema, targets) -> str:

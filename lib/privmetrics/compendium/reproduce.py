@@ -408,7 +408,8 @@ def write_sources_page(generated: Path | None = None) -> None:
 
 def write_verify_page(generated: Path | None = None) -> None:
     """The reproduce page's records of the last ``make verify`` and ``make verify-games`` on the
-    shipped paper store (``verify.md``, ``verify-games.md``)."""
+    shipped paper store (``verify.md``, ``verify-games.md``), and of the last ``make bench-scale``
+    (``scale.md``)."""
     from privmetrics.experiments.profiles import get_profile
     from privmetrics.experiments.provenance import provenance_markdown
     from privmetrics.experiments.verify import command_of, to_markdown
@@ -419,17 +420,9 @@ def write_verify_page(generated: Path | None = None) -> None:
         (generated / f"{command_of(what)}.md").write_text(to_markdown(verify_record(what), what))
     shipped = checkout_root() / "results" / "paper.sqlite"
     (generated / "provenance.md").write_text(provenance_markdown(shipped, get_profile("paper")))
-    write_scale_page(generated)
-
-
-def write_scale_page(generated: Path | None = None) -> None:
-    """The reproduce page's "How cost grows" (``scale.md``), from the shipped record of the last
-    ``make bench-scale`` (:func:`privmetrics.compendium.bench_scale.scale_markdown`)."""
     from privmetrics.compendium.bench_scale import record_path, scale_markdown
 
-    generated = generated or checkout_root() / "book" / "generated"
-    generated.mkdir(parents=True, exist_ok=True)
-    (generated / "scale.md").write_text(scale_markdown(record_path()))
+    (generated / "scale.md").write_text(scale_markdown(record_path()))  # "How cost grows"
 
 
 def check_offline(html_dir: Path) -> None:
