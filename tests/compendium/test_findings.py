@@ -75,7 +75,7 @@ def test_the_attack_headline_counts_what_the_tables_hold():
     assert "finds members in texas CTGAN, random targets (AUC 0.75 [0.66, 0.83])" in text
     # ALC is not one of the paper's 21: only DCR and MDCR are counted
     assert "the paper's 2 metrics over 1 (dataset, kind) pairs" in text
-    assert "'raises a false alarm' 1; 'agrees with the attack' 1" in text
+    assert "give 2 readings, of which 1 raises a false alarm; 1 agrees with the attack." in text
 
 
 def test_without_a_finding_the_headline_names_the_strongest_auc_and_why_it_does_not_count():

@@ -284,4 +284,9 @@ def test_the_findings_count_the_verdicts_and_name_the_missed_configurations():
     assert "of 2 measures, 1 misses a risk, 1 tracks the attack" in said
     assert "8 configurations; the attack separates 5 of them from chance and shows 1 at" in said
     assert "of the paper's final seven, 1 misses a risk" in said
+    # counts read as sentences, the verb agreeing with its number (issue 63)
+    assert F.counted(1, "misses a risk") == "1 misses a risk"
+    assert F.counted(24, "misses a risk") == "24 miss a risk"
+    assert F.counted(12, "raises a false alarm") == "12 raise a false alarm"
+    assert set(F.PLURAL) == set(F.VERDICTS)
     assert "these miss the risk in the configurations named: linear (c2)" in said

@@ -192,7 +192,7 @@ def attack_sentences(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataF
         RELIABLE,
         finds_members,
     )
-    from privmetrics.experiments.game_findings import VERDICTS, members_found
+    from privmetrics.experiments.game_findings import counted_verdicts, members_found
 
     auc = attacks[attacks.measure == "AUC"]
     if auc.empty:
@@ -223,13 +223,12 @@ def attack_sentences(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataF
         )
     paper21 = verdicts[verdicts.metric.isin([m.name for m in select("paper")])]
     if len(paper21):
-        counts = paper21.verdict.value_counts()
-        said = "; ".join(f"'{v}' {counts[v]}" for v in VERDICTS if counts.get(v))
+        said = counted_verdicts(paper21.verdict, "; ")
         low, high = verdicts["attack reliability"].min(), verdicts["attack reliability"].max()
         out.append(
             f"Read against it, the paper's {paper21.metric.nunique()} metrics over "
-            f"{paper21.groupby(['dataset', 'kind']).ngroups} (dataset, kind) pairs get these "
-            f"verdicts: {said}. The attack's reliability is {low:.2f} to {high:.2f}, against the "
+            f"{paper21.groupby(['dataset', 'kind']).ngroups} (dataset, kind) pairs give "
+            f"{len(paper21)} readings, of which {said}. The attack's reliability is {low:.2f} to {high:.2f}, against the "
             f"{RELIABLE} a rank verdict needs (with at least {MIN_TARGETS} targets); below it only "
             "missed risks and false alarms are read."
         )

@@ -22,9 +22,27 @@ from privmetrics.experiments.game_analysis import (
 VERDICTS = (MISSES, FALSE_ALARM, TRACKS, DOES_NOT, AGREES, CANNOT_TELL)
 
 
-def _counted(verdicts: pd.Series) -> str:
+# each verdict as the verb of a plural subject ("12 measures miss a risk")
+PLURAL = {
+    MISSES: "miss a risk",
+    FALSE_ALARM: "raise a false alarm",
+    TRACKS: "track the attack",
+    DOES_NOT: "do not track it",
+    AGREES: "agree with the attack",
+    CANNOT_TELL: "cannot tell at this scale",
+}
+
+
+def counted(n: int, verdict: str) -> str:
+    """``n`` and the verdict as a sentence's predicate: "1 misses a risk", "24 miss a risk"."""
+    return f"{n} {verdict if n == 1 else PLURAL[verdict]}"
+
+
+def counted_verdicts(verdicts: pd.Series, sep: str = ", ") -> str:
+    """The verdicts' counts as predicates, in :data:`VERDICTS` order: "12 miss a risk, 1 agrees
+    with the attack"."""
     counts = verdicts.value_counts()
-    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts.get(v))
+    return sep.join(counted(int(counts[v]), v) for v in VERDICTS if counts.get(v))
 
 
 def findings(
@@ -56,7 +74,7 @@ def findings(
         line = (
             f"- **{dataset}, {kind} {kinds}** ({targets} {units}, {int(part.configurations.max())} "
             f"configurations{spread}; attack reliability {steady:.2f}): of {len(part)} measures, "
-            f"{_counted(part.verdict)}; of the paper's final seven, {_counted(mine.verdict)}."
+            f"{counted_verdicts(part.verdict)}; of the paper's final seven, {counted_verdicts(mine.verdict)}."
         )
         for column, what in (
             ("missed risks", "miss the risk in"),
