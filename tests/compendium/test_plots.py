@@ -4,6 +4,7 @@ the paper's (issue 45, item 3)."""
 import re
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 
@@ -40,7 +41,7 @@ def test_every_heatmap_fits_the_column_however_many_configurations():
     assert "max-width:100%" in shown and "overflow-x" not in shown
 
 
-def test_a_captioned_table_keeps_pandas_numbers_and_no_number_of_its_own():
+def test_a_captioned_table_reads_as_a_reader_takes_numbers_in_and_no_number_of_its_own():
     import pandas as pd
 
     frame = pd.DataFrame(
@@ -53,8 +54,32 @@ def test_a_captioned_table_keeps_pandas_numbers_and_no_number_of_its_own():
     assert ">Two <strong>metrics</strong> and their rho.</caption>" in html
     # unnumbered: a page's "Table 1" would read as one of the paper's tables
     assert not re.search(r"Table \d", html)
-    # the body is pandas' own rendering: the caption is the only difference
-    assert re.sub(r"<caption.*?</caption>", "", html) == frame._repr_html_()
+    # three significant figures, an integral value as an integer, a named index kept
+    assert "<td>0.123</td>" in html and "<td>1</td>" in html and "<th>a</th>" in html
     assert repr(second).startswith("The same, as a Series.") and "0.123457" in repr(second)
+    # issue 63: no index that only numbers the rows, integers as integers, p-values under
+    # 0.001 as such, large numbers whole, dates as dates, gaps as "-"
+    raw = pd.DataFrame({
+        "configurations": [12.0, 3.0], "p": [0.0, 0.0412], "seconds": [0.030899, 91.192436],
+        "rows": [3.29307e06, np.nan], "when": pd.to_datetime(["2026-12-01 10:00", "2026-12-02 00:00"]),
+    })  # fmt: skip
+    shown = plots.table(raw, "Raw.")._repr_html_()
+    assert "<th>0</th>" not in shown and "<td>12</td>" in shown and "12.0" not in shown
+    assert "<td>&lt; 0.001</td>" in shown and "<td>0.041</td>" in shown
+    assert "<td>0.0309</td>" in shown and "<td>91.2</td>" in shown
+    assert "<td>3,293,070</td>" in shown and "<td>-</td>" in shown
+    assert "<td>2026-12-01</td>" in shown and "10:00" not in shown
+    assert plots.readable(0.00049, p=True) == "< 0.001" and plots.readable(0.001, p=True) == "0.001"
+    assert [plots.p_column(c) for c in ("p", "permutation p", "p (rho)", "rho", "p95")] == [
+        True, True, True, False, False]  # fmt: skip
     styled = plots.table(frame.style.format("{:.2f}", subset=["rho"]), "Styled.")._repr_html_()
     assert "<caption" in styled and "0.12" in styled
+
+
+def test_a_gradients_key_is_read_from_its_colour_map():
+    """issue 63: the rho table's caption said red for a positive rho on a map whose positive
+    end is blue."""
+    assert plots.gradient_key("RdBu", "against", "tracks") == "red: against; blue: tracks"
+    assert plots.gradient_key("RdBu_r", "against", "tracks") == "blue: against; red: tracks"
+    assert plots.gradient_key("RdYlGn_r", "low", "high") == "green: low; red: high"
+    assert plots.colour_name((0.5, 0.5, 0.5)) == "grey"

@@ -9,6 +9,7 @@ import sys
 import time
 from dataclasses import replace
 
+import pandas as pd
 import pytest
 
 from privmetrics.experiments import grid, runner
@@ -141,6 +142,8 @@ def test_store_records_sessions_and_cell_provenance(tmp_path):
     assert summary.cells.sum() == store.count("cells")
     assert (summary.runs >= 1).all() and (summary.cell_hours > 0).all()
     assert (summary.sessions == 1).all() and (summary.versions != "").all()
+    assert pd.api.types.is_datetime64_any_dtype(summary["first"])  # the book shows dates
+    assert (summary["first"] <= summary["last"]).all()
 
 
 def test_a_cells_cpu_seconds_leave_out_the_time_it_waited(tmp_path, monkeypatch):

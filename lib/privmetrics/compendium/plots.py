@@ -136,11 +136,73 @@ def captioned(fig, caption: str, alt: str):
     )
 
 
+def p_column(name) -> bool:
+    """Whether a column holds p-values, by its name ("p", "permutation p", "p-value", "p (rho)")."""
+    name = str(name).lower()
+    return name == "p" or name.endswith(" p") or name.startswith(("p ", "p-value"))
+
+
+def readable(value: float, p: bool = False) -> str:
+    """One number as a reader takes it in: a p-value below 0.001 as "< 0.001" (else three
+    decimals); an integral value as an integer with thousands separators; any other to three
+    significant figures (from 1,000 on, as a whole number); a missing one as "-"."""
+    if not np.isfinite(value):
+        return "-" if np.isnan(value) else str(value)
+    if p:
+        return "< 0.001" if value < 0.001 else f"{value:.3f}"
+    if float(value).is_integer() or abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def tidy(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as the book shows it: float columns through :func:`readable` (p-value columns by
+    :func:`p_column`), dates as dates, everything else as it is."""
+    shown = frame.copy()
+    for col in shown.columns:
+        values = shown[col]
+        if pd.api.types.is_datetime64_any_dtype(values):
+            shown[col] = values.dt.strftime("%Y-%m-%d")
+        elif pd.api.types.is_float_dtype(values):
+            shown[col] = [readable(float(v), p_column(col)) for v in values]
+    return shown
+
+
+def _default_index(frame: pd.DataFrame) -> bool:
+    """An index that only numbers the rows (unnamed integers: 0, 1, 2 ..., or the positions a
+    filter kept): nothing a reader should see."""
+    index = frame.index
+    return index.nlevels == 1 and index.name is None and pd.api.types.is_integer_dtype(index)
+
+
+def colour_name(rgb) -> str:
+    """A plain name for a colour of a diverging or sequential map's end: red, orange, yellow,
+    green, blue or purple (by hue), grey when it has almost none."""
+    import colorsys
+
+    hue, lightness, saturation = colorsys.rgb_to_hls(*rgb[:3])
+    if saturation < 0.15:
+        return "grey"
+    names = ((0.04, "red"), (0.11, "orange"), (0.19, "yellow"), (0.45, "green"), (0.72, "blue"),
+             (0.92, "purple"), (1.01, "red"))  # fmt: skip
+    return next(name for edge, name in names if hue < edge)
+
+
+def gradient_key(cmap: str, low: str, high: str) -> str:
+    """The caption's key to a colour gradient, read from the map itself: "red: <low>; blue:
+    <high>" for ``RdBu``, whose low end is red. ``low`` and ``high`` say what each end means."""
+    import matplotlib
+
+    colours = matplotlib.colormaps[cmap]
+    return f"{colour_name(colours(0.0))}: {low}; {colour_name(colours(1.0))}: {high}"
+
+
 class CaptionedTable:
-    """A result table shown with its caption above it (an HTML ``<caption>``): the frame's own
-    pandas rendering, so every number reads as it would uncaptioned. Unnumbered: the book names
-    the paper's tables "Table 7" to "Table 12", and a page's own "Table 1" beside them would read
-    as the paper's."""
+    """A result table shown with its caption above it (an HTML ``<caption>``). A DataFrame is shown
+    :func:`tidy` (p-values as "< 0.001", integers as integers, three significant figures, dates as
+    dates) and without an index that only numbers its rows; a Styler as its caller formatted it.
+    Unnumbered: the book names the paper's tables "Table 7" to "Table 12", and a page's own
+    "Table 1" beside them would read as the paper's."""
 
     def __init__(self, table, caption: str):
         self.table, self.caption = table, caption
@@ -155,9 +217,15 @@ class CaptionedTable:
         return re.sub(
             r"(<table[^>]*>)",
             r"\1" + caption.replace("\\", r"\\"),
-            self.table._repr_html_(),
+            self._body(),
             count=1,
         )
+
+    def _body(self) -> str:
+        if not isinstance(self.table, pd.DataFrame):
+            return self.table._repr_html_()
+        shown = tidy(self.table)
+        return shown.to_html(index=not _default_index(shown), classes="dataframe", border=1)
 
     def __repr__(self) -> str:
         body = self.table.to_string() if hasattr(self.table, "to_string") else repr(self.table)

@@ -338,6 +338,8 @@ class ResultsStore(Database):
         )
         per["cores"] = ", ".join(str(int(c)) for c in sorted(set(sessions.cores.dropna()))) or "-"
         per["sessions"] = len(sessions)
+        for end in ("first", "last"):  # dates, not ISO text
+            per[end] = pd.to_datetime(per[end], format="ISO8601", utc=True)
         return per
 
     def results(self) -> pd.DataFrame:
