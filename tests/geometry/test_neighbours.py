@@ -236,3 +236,34 @@ def test_own_positions_keep_a_subset_of_rows_from_finding_themselves(rng, dims):
     np.testing.assert_array_equal(some[0], every[0][rows])
     with pytest.raises(ValueError, match="one position in the index for every query row"):
         knn(data[:5], data, own=np.array([0, 1, 2]))
+
+
+def test_a_copys_neighbours_are_known_without_a_search_and_equal_the_searched_ones(monkeypatch):
+    """Against the real table itself (the Real reference) the nearest row of each real row is at
+    distance 0, the first row with the same coordinates: the shortcut gives what the search
+    gives, in every space and both directions, duplicates included, and every metric's score is
+    the same to the bit."""
+    import warnings
+
+    from privmetrics.compendium.bench import generated_texas_like
+    from privmetrics.geometry.pair import Pair
+    from privmetrics.metrics import evaluate
+
+    real, schema = generated_texas_like(rows=200, seed=2)
+    real = pd.concat([real, real.iloc[[5, 5, 17]]], ignore_index=True)  # twins, after their first
+    real.loc[3, "cat9"] = real.loc[150, "cat9"]  # rows alike on the keys only
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast, slow = Pair(real, real.copy(), schema), Pair(real, real.copy(), schema)
+        assert fast.is_copy and not Pair(real, real.iloc[::-1], schema).is_copy
+        monkeypatch.setattr(Pair, "is_copy", False)  # the searched answer
+        searched = {(q, i, s): slow.neighbours(q, i, 1, s) for s in ("mixed", "famd", "keys", "entropy")
+                    for q, i in (("real", "synthetic"), ("synthetic", "real"))}  # fmt: skip
+        slow_scores = evaluate(slow, metrics="all").score.to_numpy()
+        monkeypatch.undo()
+        for (q, i, s), (d, idx) in searched.items():
+            got_d, got_idx = fast.neighbours(q, i, 1, s)
+            np.testing.assert_array_equal(got_idx, idx, err_msg=f"{q}->{i} {s}")
+            np.testing.assert_array_equal(got_d, d, err_msg=f"{q}->{i} {s}")
+        assert fast.neighbours("real", "synthetic")[1][200, 0] == 5  # a twin finds the first
+        np.testing.assert_array_equal(evaluate(fast, metrics="all").score.to_numpy(), slow_scores)

@@ -57,6 +57,15 @@ def _treated(real, synthetic, schema, name: str, rule: str):
     return tables["real data"], tables[f"{name} data"], schema, summary
 
 
+def copy_neighbours(coords: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The nearest row of a table's copy for each of its rows, as :func:`knn` gives it: at
+    distance 0, the first row with the same coordinates (ties go to the lower index), found by
+    sorting the rows instead of searching every pair."""
+    _, first, inverse = np.unique(coords, axis=0, return_index=True, return_inverse=True)
+    nearest = first[inverse.ravel()].astype(np.int64)[:, None]
+    return np.zeros(nearest.shape), nearest
+
+
 class Pair:
     """A validated (real, synthetic, schema) triple with its shared ingredients (module doc).
 
@@ -178,10 +187,19 @@ class Pair:
         reverse = (index, query, space)
         if k == 1 and query == index:
             return nearest_other(coords[query])
+        if k == 1 and self.is_copy:  # the release is the real table: known without a search
+            found = self._knn[reverse] = copy_neighbours(coords[query])
+            return found
         if k == 1 and space in TWO_WAY_SPACES and reverse not in self._knn:
             found, self._knn[reverse] = nearest_both(coords[query], coords[index])
             return found
         return knn(coords[query], coords[index], k=k, exclude_self=query == index)
+
+    @cached_property
+    def is_copy(self) -> bool:
+        """Whether the second table is the real one, row for row (the audit's Real reference,
+        the Real configuration of the grid)."""
+        return self.real.equals(self.synthetic)
 
     # --- which rows a score averages over -----------------------------------------------------
     sampled = False  # True for a SampledPair (privmetrics.metrics.sampled): scores from target rows
