@@ -29,6 +29,18 @@ SEPARATORS = ";\t|"
 SUPPORTED = ".csv, .csv.gz, .csv.bz2, .csv.xz, .zip (one CSV inside), .parquet, .pq"
 
 
+def table_format(path: str | Path) -> str | None:
+    """``"csv"`` (plain, compressed or zipped) or ``"parquet"`` by the file's extension, as
+    :func:`read_table` reads it; None for any other file."""
+    suffixes = [x.lower() for x in Path(path).suffixes[-2:]]
+    last = suffixes[-1] if suffixes else ""
+    if last in (".parquet", ".pq"):
+        return "parquet"
+    if last in (".csv", ".zip") or (last in COMPRESSED and ".csv" in suffixes):
+        return "csv"
+    return None
+
+
 def read_table(path: str | Path, na_values: list[str] | None = None) -> pd.DataFrame:
     """A CSV (plain or compressed, by extension) or Parquet file as a DataFrame, with a clear
     error otherwise.
@@ -40,10 +52,9 @@ def read_table(path: str | Path, na_values: list[str] | None = None) -> pd.DataF
     path = Path(path)
     if not path.is_file():
         raise InvalidInputError(f"cannot read {path}: no such file")
-    suffixes = [x.lower() for x in path.suffixes[-2:]]
-    last = suffixes[-1] if suffixes else ""
-    is_csv = last == ".csv" or last == ".zip" or (last in COMPRESSED and ".csv" in suffixes)
-    if last not in (".parquet", ".pq") and not is_csv:
+    last, kind = path.suffix.lower(), table_format(path)
+    is_csv = kind == "csv"
+    if kind is None:
         raise InvalidInputError(
             f"cannot read {path}: {''.join(path.suffixes) or 'no extension'} is not a supported "
             f"format; use one of {SUPPORTED}"
@@ -51,7 +62,7 @@ def read_table(path: str | Path, na_values: list[str] | None = None) -> pd.DataF
     if last == ".csv":
         check_not_compressed(path)
     try:
-        if last in (".parquet", ".pq"):
+        if kind == "parquet":
             frame = pd.read_parquet(path)
         else:
             sep = sniff_separator(path)

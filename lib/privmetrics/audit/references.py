@@ -170,9 +170,9 @@ def unscored(kept: Kept, name: str, runnable) -> bool:
     return any(spec.name not in done for spec in runnable)
 
 
-def work_line(pairs: dict, runnable, kept: Kept, rows: int) -> str:
-    """What the audit is about to score, in words (the cost estimate follows it)."""
-    todo = [name for name in pairs if unscored(kept, name, runnable)]
+def work_line(pairs: dict, todo: list[str], runnable, rows: int) -> str:
+    """What the audit is about to score (``todo``, the tables of ``pairs`` with a metric to
+    score), in words (the cost estimate follows it)."""
     line = (f"scoring {len(runnable)} metrics on {len(todo)} table{'s' * (len(todo) != 1)} "
             f"({', '.join(todo)}) of {rows:,} real rows")  # fmt: skip
     reused = [name for name in pairs if name not in todo]

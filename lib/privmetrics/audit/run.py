@@ -183,8 +183,8 @@ def audit(
     anchor = "holdout" if holdout is not None else "Random"
     estimated = None
     if progress:  # the work, and for a large table its cost, said before the work starts
-        print(work_line(pairs, runnable, kept, len(real)), end="", flush=True)
         todo = [name for name in pairs if unscored(kept, name, runnable)]
+        print(work_line(pairs, todo, runnable, len(real)), end="", flush=True)
         if len(real) >= ESTIMATE_ROWS:
             shared = bool(kept.scores)  # the release takes the real side from a kept pair
             sizes = [table_size(pairs[name], first=k == 0 and not shared)

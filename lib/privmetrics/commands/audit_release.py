@@ -136,6 +136,7 @@ def releases(given: list[str] | None) -> list[str]:
     """The release files named: each file as given, a folder as its tables (sorted by name)."""
     from pathlib import Path
 
+    from privmetrics.audit.files import table_format
     from privmetrics.data.validation import InvalidInputError
 
     if not given:
@@ -147,18 +148,13 @@ def releases(given: list[str] | None) -> list[str]:
     for name in given:
         path = Path(name)
         if path.is_dir():
-            inside = sorted(str(p) for p in path.iterdir() if p.is_file() and _is_table(p.name))
+            inside = sorted(str(p) for p in path.iterdir() if p.is_file() and table_format(p))
             if not inside:
                 raise InvalidInputError(f"the folder {path} holds no table (CSV or Parquet)")
             found += inside
         else:
             found.append(name)
     return found
-
-
-def _is_table(name: str) -> bool:
-    name = name.lower()
-    return name.endswith((".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".zip", ".parquet", ".pq"))
 
 
 def named_for(path, release: str, several: bool):

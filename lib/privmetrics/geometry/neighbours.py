@@ -366,16 +366,17 @@ def _approximate_coordinates(query, index):
     return q * scale, x * scale, np.float64
 
 
-def in_parallel(work, starts) -> None:
+def in_parallel(work, starts, threads: int | None = None) -> None:
     """Run ``work(start)`` for every start on as many threads as BLAS may use (numpy releases the
     GIL in the matrix product and the row scans), each with a one-thread BLAS; serially when
-    BLAS has one thread. The caller's thread budget (:mod:`privmetrics.threads`) is respected."""
+    BLAS has one thread. The caller's thread budget (:mod:`privmetrics.threads`) is respected;
+    ``threads`` gives it instead, for a caller that caps the pools itself around the call."""
     from concurrent.futures import ThreadPoolExecutor
 
     from threadpoolctl import threadpool_limits
 
     starts = list(starts)
-    workers = min(thread_budget(), len(starts))
+    workers = min(thread_budget() if threads is None else threads, len(starts))
     if workers <= 1:
         for start in starts:
             work(start)

@@ -4,7 +4,6 @@ classifier trained to tell real rows from synthetic ones."""
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -13,6 +12,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.neural_network import MLPClassifier
 
 from privmetrics.data.validation import InvalidInputError
+from privmetrics.geometry.neighbours import in_parallel
 from privmetrics.geometry.pair import Pair
 from privmetrics.metrics.registry import Category, register
 from privmetrics.threads import one_thread, thread_budget
@@ -97,13 +97,14 @@ def _detection_auc(pair: Pair, folds: int, max_iter: int) -> float:
         return roc_auc_score(labels[test], model.predict_proba(data[test])[:, 1])
 
     splits = list(splitter.split(data, labels))
-    workers = min(thread_budget(), len(splits))
+    aucs = np.empty(len(splits))
+
+    def fold_at(k: int) -> None:
+        aucs[k] = one_fold(splits[k])
+
+    threads = thread_budget()  # read before one_thread caps the pools
     # the epoch cap is deliberate (speed); the filter is set once, outside the threads
     with warnings.catch_warnings(), one_thread():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        if workers <= 1:
-            aucs = [one_fold(split) for split in splits]
-        else:
-            with ThreadPoolExecutor(workers) as pool:
-                aucs = list(pool.map(one_fold, splits))
+        in_parallel(fold_at, range(len(splits)), threads)
     return float(np.mean(aucs))
