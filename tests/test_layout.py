@@ -83,8 +83,8 @@ def upward(graph: dict[str, set[str]]) -> list[str]:
 def test_imports_point_down_the_layers_only():
     assert not upward(imports(top_level_only=False))
     # and the check can fail: a metric importing the runner is an upward arrow
-    arrow = {"privmetrics.metrics.registry": {"privmetrics.experiments.runner"}}
-    assert upward(arrow) == ["privmetrics.metrics.registry -> privmetrics.experiments.runner"]
+    arrow = {"privmetrics.metrics.registry": {"privmetrics.experiments.grid.runner"}}
+    assert upward(arrow) == ["privmetrics.metrics.registry -> privmetrics.experiments.grid.runner"]
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -155,7 +155,7 @@ def look_alikes(names: dict[str, str]) -> list[tuple[str, str]]:
 
 def test_no_two_names_look_alike():
     places = [p for p in ROOT.rglob("*.py") if p.name != "__init__.py"]
-    places += [p for p in ROOT.iterdir() if (p / "__init__.py").exists()]
+    places += [ROOT / p for p in package_paths() | {Path("resources")}]
     names = {}
     for place in places:
         name = place.stem
@@ -168,12 +168,41 @@ def test_no_two_names_look_alike():
     ]
 
 
+def package_paths() -> set[Path]:
+    """Every package and sub-package of the library (``resources`` holds data, not code)."""
+    return {
+        p.parent.relative_to(ROOT)
+        for p in ROOT.rglob("__init__.py")
+        if p.parent != ROOT and p.parent.relative_to(ROOT).parts[0] != "resources"
+    }
+
+
+def misplaced_tests(modules: dict[str, Path], tests: list[Path]) -> list[str]:
+    """Test modules named after a library module (``test_runner.py``) that sit outside that
+    module's package folder."""
+    return [
+        str(test)
+        for test in tests
+        if (home := modules.get(test.stem.removeprefix("test_"))) is not None
+        and test.parent != home
+    ]
+
+
 def test_every_package_has_its_test_folder_and_tests_stay_in_them():
-    packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()}
-    folders = {p.name for p in TESTS.iterdir() if p.is_dir() and list(p.glob("test_*.py"))}
-    assert packages - {"resources"} <= folders, sorted(packages - {"resources"} - folders)
-    assert folders <= packages, sorted(folders - packages)
+    packages = package_paths()
+    holding = {p for p in packages if any(m.name != "__init__.py" for m in (ROOT / p).glob("*.py"))}
+    tests = [t.relative_to(TESTS) for t in TESTS.rglob("test_*.py")]
+    folders = {t.parent for t in tests} - {Path(".")}
+    assert holding <= folders, sorted(map(str, holding - folders))
+    assert folders <= packages, sorted(map(str, folders - packages))
+    modules = {
+        p.stem: p.parent.relative_to(ROOT) for p in ROOT.rglob("*.py") if p.stem != "__init__"
+    }
+    assert misplaced_tests(modules, tests) == []
+    assert misplaced_tests(
+        {"runner": Path("experiments/grid")}, [Path("audit/test_runner.py")]
+    ) == ["audit/test_runner.py"]
     # at the top only what spans packages: the layout, the wheel, bad input everywhere, and the
     # top-level modules' own tests
-    top = {p.name for p in TESTS.glob("test_*.py")}
+    top = {t.name for t in tests if t.parent == Path(".")}
     assert top == {"test_layout.py", "test_wheel.py", "test_bad_input.py", "test_prose.py"}

@@ -2,7 +2,7 @@
 
 import re
 
-from privmetrics.experiments import analysis
+from privmetrics.experiments.paper import analysis
 from privmetrics.geometry import encoding, projection
 from privmetrics.metrics import REGISTRY
 from privmetrics.prose import markdown
@@ -13,7 +13,7 @@ LEAK = re.compile(r":(func|class|mod|meth|data|attr|term):`|``")
 def test_roles_and_literals_become_code_spans():
     doc = """First line.
 
-        See :func:`~privmetrics.experiments.analysis.sensitivity`, :class:`.BlockBaseline`,
+        See :func:`~privmetrics.experiments.paper.analysis.sensitivity`, :class:`.BlockBaseline`,
         :mod:`privmetrics.geometry.encoding` and ``threshold``."""
     assert markdown(doc) == (
         "First line.\n\nSee `sensitivity`, `BlockBaseline`,\n"

@@ -273,7 +273,7 @@ def test_alc_figure_draws_curves_pairs_and_best(secret_table):
     import matplotlib
 
     matplotlib.use("Agg")
-    from privmetrics.compendium.plots import PRC_LEVELS, plot_alc
+    from privmetrics.compendium.book.plots import PRC_LEVELS, plot_alc
 
     frame, schema = secret_table
     result = measure_alc(frame, frame.copy(), schema, "secret", seed=0)
@@ -290,20 +290,3 @@ def test_best_or_recall_one_falls_back_to_every_prediction():
     narrow = A.precision_recall([True] * 400, np.linspace(1, 0, 400), [0.5, 0.0])
     best, fell_back = A.best_or_recall_one(narrow)
     assert not fell_back and best.width <= 0.1
-
-
-def test_label_agreement_counts_the_two_kinds_of_disagreement_of_the_papers_table_2():
-    import pandas as pd
-
-    from privmetrics.experiments.alc_study import PAPER_PRIOR_MISSES, label_agreement
-
-    table = pd.DataFrame(
-        {"alc_ours": [0.6, 0.8, 0.1, 0.9, 0.2], "alc_prior_recall_1": [0.3, 0.2, 0.6, 0.95, 0.0]},
-        index=["a", "b", "c", "d", "e"],
-    )
-    labels = label_agreement(table)
-    assert list(labels["ours"]) == ["at risk", "serious", "safe", "serious", "safe"]
-    assert list(labels["prior (as run)"]) == ["safe", "safe", "at risk", "serious", "safe"]
-    assert list(labels["prior safe, ours not"]) == [True, True, False, False, False]
-    assert list(labels["ours safe, prior not"]) == [False, False, True, False, False]
-    assert PAPER_PRIOR_MISSES == pytest.approx(0.2548)  # 24.24% at risk + 1.24% serious

@@ -11,7 +11,7 @@ import pytest
 
 from privmetrics.attacks.anonymisation import inference, linkability
 from privmetrics.attacks.risk import Rate, Risk
-from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.compendium.benchmarks.bench import generated_texas_like
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.gower import gower_coordinates, gower_knn
@@ -144,7 +144,7 @@ def test_agrees_with_anonymeter_on_a_shared_pair(population):
     """Every row attacked, so both draw the same targets: the main and control rates must be
     equal (ties aside) and the risks' intervals must meet. Skipped without anonymeter's own
     environment (`make anonymeter`, which `make test` runs)."""
-    from privmetrics.compendium.anonymeter import MISSING, anonymeter_python, run_anonymeter
+    from privmetrics.compendium.book.anonymeter import MISSING, anonymeter_python, run_anonymeter
 
     if anonymeter_python() is None:
         pytest.skip(MISSING)

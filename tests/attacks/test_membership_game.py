@@ -151,7 +151,7 @@ def test_real_is_caught_at_the_profiles_own_game_scale(profile, dataset):
     Version 2 of the attack (every column's whole histogram among the features, bootstrapped
     trees) failed this on Texas and flchain: it followed histogram bins that separated the shadow
     releases by chance."""
-    from privmetrics.experiments.game_store import game_settings
+    from privmetrics.experiments.games.game_store import game_settings
     from privmetrics.experiments.profiles import get_profile
 
     sizes = get_profile(profile)

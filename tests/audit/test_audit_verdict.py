@@ -97,7 +97,7 @@ def test_on_a_table_the_project_never_used_the_verdicts_hold():
     and MemInf near Real against Random), and the copy still does."""
     from sklearn.datasets import load_diabetes
 
-    from privmetrics.compendium.examples import (
+    from privmetrics.compendium.book.examples import (
         gaussian_copula_release,
         leaky_release,
         shuffled_release,
@@ -502,7 +502,7 @@ def test_a_holdout_that_is_not_a_random_split_is_called_out(texas):
 
 
 def shuffled_release_of(frame):
-    from privmetrics.compendium.examples import shuffled_release
+    from privmetrics.compendium.book.examples import shuffled_release
 
     return shuffled_release(frame, seed=0)
 

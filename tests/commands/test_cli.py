@@ -47,8 +47,8 @@ def test_run_with_utility_measures_it_where_the_profile_does_not(monkeypatch, tm
     profile that leaves utility out (a refresh of techniques whose shipped cells lack it)."""
     from dataclasses import replace
 
+    from privmetrics.experiments.grid.store import ResultsStore
     from privmetrics.experiments.profiles import PROFILES
-    from privmetrics.experiments.store import ResultsStore
 
     monkeypatch.setitem(PROFILES, "smoke", replace(PROFILES["smoke"], grid_utility=False))
     common = ["run", "--profile", "smoke", "--datasets", "flchain", "--techniques", "real",

@@ -245,7 +245,7 @@ def test_a_copys_neighbours_are_known_without_a_search_and_equal_the_searched_on
     the same to the bit."""
     import warnings
 
-    from privmetrics.compendium.bench import generated_texas_like
+    from privmetrics.compendium.benchmarks.bench import generated_texas_like
     from privmetrics.geometry.pair import Pair
     from privmetrics.metrics import evaluate
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.compendium.benchmarks.bench import generated_texas_like
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.pair import Pair

@@ -5,7 +5,7 @@ whose score is not an average over rows."""
 import numpy as np
 import pytest
 
-from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.compendium.benchmarks.bench import generated_texas_like
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.pair import Pair
 from privmetrics.metrics import REGISTRY, evaluate, get_metric

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.compendium.benchmarks.bench import generated_texas_like
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.fidelity import marginal_distance
@@ -139,7 +139,7 @@ def test_dp_synthesisers_reject_bad_parameters(table):
         for bad in (0, -1.0, float("nan")):
             with pytest.raises(InvalidInputError, match="epsilon must be a positive"):
                 make_synthesiser(name, epsilon=bad)
-    from privmetrics.compendium.bench_synthesisers import private_techniques
+    from privmetrics.compendium.benchmarks.bench_synthesisers import private_techniques
 
     assert {"privbayes", "pategan", "mst", "aim"} <= set(private_techniques())
     for name in private_techniques():  # 1e300 once raised OverflowError in MST's and AIM's fit

@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pytest
 
-from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.compendium.benchmarks.bench import generated_texas_like
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.synthesisers.accounting import MomentsAccountant
 
@@ -141,7 +141,7 @@ def test_what_a_budget_buys_by_hand_and_against_a_fit(fitted):
     """2,000 rows: 200 teachers, lam = 0.05, log(1/delta) = log(2000^1.5) = 11.40. At a tie every
     vote costs 2 lam^2 l (l+1), 64 votes an iteration: epsilon(T) = min_l 0.32 T (l+1) + 11.40 / l,
     which is 8.92 at T = 4 (l = 3) and 10.2 at T = 5: epsilon 10 allows 4 tied iterations."""
-    from privmetrics.experiments.pategan_study import defaults_for, iterations_allowed
+    from privmetrics.experiments.studies.pategan_study import defaults_for, iterations_allowed
 
     assert defaults_for(2000) == pytest.approx({"teachers": 200, "lam": 0.05, "delta": 2000**-1.5})
     assert iterations_allowed(2000, 10.0, 0.0) == 4

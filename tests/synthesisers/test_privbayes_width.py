@@ -7,7 +7,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from privmetrics.compendium.bench_synthesisers import wide_table
+from privmetrics.compendium.benchmarks.bench_synthesisers import wide_table
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.synthesisers import privbayes as P

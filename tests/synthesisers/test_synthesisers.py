@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privmetrics.compendium.bench import generated_texas_like
+from privmetrics.compendium.benchmarks.bench import generated_texas_like
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.synthesisers import SYNTHESISERS, make_synthesiser
 

@@ -17,7 +17,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from privmetrics.experiments.runner import generate_tables
+    from privmetrics.experiments.grid.runner import generate_tables
 
     made = generate_tables(
         args.profile,

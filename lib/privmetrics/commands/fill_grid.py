@@ -4,7 +4,7 @@ locally or on a Dask cluster)."""
 from __future__ import annotations
 
 from privmetrics.commands import add_profile_option, comma_list
-from privmetrics.experiments.cluster import add_cluster_arguments
+from privmetrics.experiments.grid.cluster import add_cluster_arguments
 
 HELP = "fill the results database with a profile's experiment grid (resumable)"
 
@@ -47,9 +47,9 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from dataclasses import replace
 
-    from privmetrics.experiments.cluster import cluster_client
-    from privmetrics.experiments.runner import run_grid
-    from privmetrics.experiments.store import ResultsStore
+    from privmetrics.experiments.grid.cluster import cluster_client
+    from privmetrics.experiments.grid.runner import run_grid
+    from privmetrics.experiments.grid.store import ResultsStore
 
     profile = replace(args.profile, grid_utility=True) if args.utility else args.profile
     with cluster_client(args) as client:

@@ -4,7 +4,7 @@ or on a Dask cluster, like ``privmetrics run`` for the grid)."""
 from __future__ import annotations
 
 from privmetrics.commands import add_profile_option, comma_list
-from privmetrics.experiments.cluster import add_cluster_arguments
+from privmetrics.experiments.grid.cluster import add_cluster_arguments
 
 HELP = "play a profile's missing attack games (Experiment 3; resumable)"
 
@@ -25,10 +25,10 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from privmetrics.experiments.cluster import cluster_client
-    from privmetrics.experiments.game_store import GameStore
-    from privmetrics.experiments.games import run_games
-    from privmetrics.experiments.runner import results_path
+    from privmetrics.experiments.games.game_store import GameStore
+    from privmetrics.experiments.games.play import run_games
+    from privmetrics.experiments.grid.cluster import cluster_client
+    from privmetrics.experiments.grid.runner import results_path
 
     store = GameStore(args.store or results_path(args.profile))
     with cluster_client(args) as client:

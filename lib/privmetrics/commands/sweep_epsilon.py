@@ -47,7 +47,7 @@ def setting(text: str) -> tuple[str, int | float | str]:
 
 
 def run(args) -> int:
-    from privmetrics.compendium.bench_synthesisers import (
+    from privmetrics.compendium.benchmarks.bench_synthesisers import (
         DP_TECHNIQUES,
         EPSILONS,
         epsilon_response,

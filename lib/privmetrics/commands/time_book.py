@@ -1,5 +1,5 @@
 """``privmetrics bench-book``: the README's commands timed in a fresh clone against their CPU
-budgets (:mod:`privmetrics.compendium.budgets`); exit 1 when one fails or exceeds its budget by
+budgets (:mod:`privmetrics.compendium.benchmarks.budgets`); exit 1 when one fails or exceeds its budget by
 more than the tolerance."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from privmetrics.compendium.budgets import (
+    from privmetrics.compendium.benchmarks.budgets import (
         BUDGETS,
         failed,
         format_rows,

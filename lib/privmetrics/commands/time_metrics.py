@@ -11,7 +11,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from privmetrics.compendium.bench import format_table, run_benchmark
+    from privmetrics.compendium.benchmarks.bench import format_table, run_benchmark
 
     print(format_table(run_benchmark(rows=args.rows, seed=args.seed)))
     return 0

@@ -19,7 +19,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from privmetrics.compendium.bench_synthesisers import (
+    from privmetrics.compendium.benchmarks.bench_synthesisers import (
         format_timing,
         format_widths,
         privbayes_widths,

@@ -1,5 +1,5 @@
 """``privmetrics verify``: regenerate cells of a results store from scratch and compare every score
-(:mod:`privmetrics.experiments.verify`)."""
+(:mod:`privmetrics.experiments.grid.verify`)."""
 
 from __future__ import annotations
 
@@ -35,10 +35,10 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     import time
 
-    from privmetrics.experiments.provenance import format_provenance, provenance
-    from privmetrics.experiments.runner import results_path
-    from privmetrics.experiments.store import ResultsStore
-    from privmetrics.experiments.verify import format_report, record, verify
+    from privmetrics.experiments.grid.provenance import format_provenance, provenance
+    from privmetrics.experiments.grid.runner import results_path
+    from privmetrics.experiments.grid.store import ResultsStore
+    from privmetrics.experiments.grid.verify import format_report, record, verify
 
     start = time.perf_counter()
     store = ResultsStore(args.store or results_path(args.profile))

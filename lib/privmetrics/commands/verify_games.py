@@ -1,5 +1,5 @@
 """``privmetrics verify-games``: play a sample of a store's attack games again from scratch and
-compare them outcome by outcome (:mod:`privmetrics.experiments.replay`)."""
+compare them outcome by outcome (:mod:`privmetrics.experiments.games.replay`)."""
 
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     import time
 
-    from privmetrics.experiments.replay import replay_games
-    from privmetrics.experiments.verify import format_report, record
+    from privmetrics.experiments.games.replay import replay_games
+    from privmetrics.experiments.grid.verify import format_report, record
 
     start = time.perf_counter()
     report = replay_games(

@@ -33,7 +33,7 @@ class Profile:
     # privmetrics.metrics.release_utility; the store's ``utility`` table): True, False, or the
     # techniques whose cells do
     grid_utility: bool | tuple[str, ...] = True
-    # the DP synthesisers beyond the paper's the grid computes (privmetrics.experiments.grid
+    # the DP synthesisers beyond the paper's the grid computes (privmetrics.experiments.grid.configurations
     # EXTRA_TECHNIQUES), at the four epsilons
     grid_extras: tuple[str, ...] = ()
     # The profile whose sizes the chapters' own studies use (the tables a page generates beyond
@@ -51,7 +51,7 @@ class Profile:
     # rows and a second a fit: it keeps the sizes above)
     audit_small_rows: int = 10
     audit_small_releases: int = 300
-    # Experiment 3's games (privmetrics.experiments.games), at this profile's own scale (not the
+    # Experiment 3's games (privmetrics.experiments.games.play), at this profile's own scale (not the
     # study profile's) and in its own store: the population sample, each training table's rows,
     # the attacker's shadow releases and the challenger's releases per configuration (one play
     # serves every target, each in a random half of them), and the targets of each kind (random,
@@ -65,7 +65,7 @@ class Profile:
     # the most shadow and evaluation releases of a technique whose fits are slow (the neural ones)
     game_release_cap: dict[str, int] = field(default_factory=dict)
     # the leakage ladder the games also play (privmetrics.synthesisers.planted, as controls:
-    # privmetrics.experiments.grid.ladder_configurations): fresh population rows with each
+    # privmetrics.experiments.grid.configurations.ladder_configurations): fresh population rows with each
     # training row planted with probability dose, exactly (jitter 0) or jittered; () plays none
     game_ladder_doses: tuple[float, ...] = ()
     game_ladder_jitters: tuple[float, ...] = (0.0,)

@@ -1,6 +1,6 @@
 """Run in anonymeter's own environment (``make anonymeter``), not in the project's: read a shared
 pair from CSV files, run anonymeter's linkability and inference evaluators, print their results as
-JSON. Called by :mod:`privmetrics.compendium.anonymeter`; imports nothing from privmetrics.
+JSON. Called by :mod:`privmetrics.compendium.book.anonymeter`; imports nothing from privmetrics.
 
 Usage: python anonymeter_side.py FOLDER  (FOLDER holds real.csv, synthetic.csv, control.csv and
 job.json with the attacks to run: {"linkability": {"aux": [[...], [...]]}, "inference":

@@ -1,0 +1,122 @@
+"""anonymeter beside our singling-out, linkability and inference attacks, on one shared pair.
+
+anonymeter 1.1.0 (Giomi et al., PoPETs 2023) pins numpy < 1.27 and cannot live in this project's
+environment (numpy 2, SDV), so ``make anonymeter`` gives it an environment of its own
+(:data:`ENVIRONMENT`, git-ignored). :func:`run_anonymeter` writes the pair as CSV files, runs
+``resources/peers/anonymeter_side.py`` with that environment's Python and reads its JSON;
+:func:`side_by_side` sets its results beside ours (:mod:`privmetrics.attacks.singling_out`,
+:mod:`privmetrics.attacks.anonymisation`).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from privmetrics.data.schema import Schema
+from privmetrics.paths import checkout_root, resource
+
+ENVIRONMENT = ".venv-anonymeter"  # in the checkout, made by `make anonymeter`
+MISSING = (
+    "anonymeter's own environment is absent: `make anonymeter` creates it (anonymeter 1.1.0 "
+    "needs numpy < 1.27, so it cannot share the project's)"
+)
+
+
+def anonymeter_python() -> Path | None:
+    """The Python of anonymeter's environment, or None when it has not been made."""
+    root = checkout_root(required=False)
+    python = root / ENVIRONMENT / "bin" / "python" if root else None
+    return python if python is not None and python.exists() else None
+
+
+def run_anonymeter(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    control: pd.DataFrame,
+    schema: Schema,
+    linkability_aux: tuple[list[str], list[str]] | None = None,
+    secret: str | None = None,
+    n_attacks: int = 500,
+    singling_out: tuple[str, int] | None = None,
+    timeout: float = 600,
+) -> dict:
+    """anonymeter's linkability (when ``linkability_aux``), inference (when ``secret``, the
+    other columns known) and singling-out (when ``singling_out`` = (mode, n_cols)) results on the
+    pair: per attack, its risk, interval and rates."""
+    python = anonymeter_python()
+    if python is None:
+        raise RuntimeError(MISSING)
+    job = {"n_attacks": n_attacks,
+           "dtypes": {c: "float" if c in schema.numerical else "str" for c in real.columns}}  # fmt: skip
+    if linkability_aux is not None:
+        job["linkability"] = {"aux": [list(part) for part in linkability_aux]}
+    if secret is not None:
+        job["inference"] = {"secret": secret, "aux": [c for c in real.columns if c != secret],
+                            "regression": secret in schema.numerical}  # fmt: skip
+    if singling_out is not None:
+        job["singling out"] = {"mode": singling_out[0], "n_cols": singling_out[1]}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, table in (("real", real), ("synthetic", synthetic), ("control", control)):
+            table.to_csv(Path(folder) / f"{name}.csv", index=False)
+        (Path(folder) / "job.json").write_text(json.dumps(job))
+        script = resource("peers", "anonymeter_side.py")
+        done = subprocess.run([str(python), str(script), folder], capture_output=True, text=True,
+                              timeout=timeout)  # fmt: skip
+    if done.returncode:
+        raise RuntimeError(f"anonymeter failed: {done.stderr.strip()[-1500:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def side_by_side(ours: dict, theirs: dict) -> pd.DataFrame:
+    """One row per attack: our risk and interval, anonymeter's, and whether the intervals meet.
+    ``ours`` maps an attack name to a :class:`~privmetrics.attacks.risk.Risk`."""
+    rows = []
+    for name, risk in ours.items():
+        other = theirs[name]
+        low, high = risk.interval
+        rows.append({"attack": name, "ours": risk.value, "ours low": low, "ours high": high,
+                     "anonymeter": other["risk"], "anonymeter low": other["low"],
+                     "anonymeter high": other["high"],
+                     "intervals meet": low <= other["high"] + 1e-9 and other["low"] <= high + 1e-9,
+                     "main rate (ours)": risk.main.value, "main rate (anonymeter)": other["main rate"]})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def criteria_comparison(seed: int = 0, rows: int | None = None) -> pd.DataFrame:
+    """Both implementations on the criteria pages' worked run
+    (:func:`~privmetrics.compendium.book.criteria_pages.worked_tables`: Texas training rows, a control
+    set of as many, and three releases whose answer is known), every training row attacked: one
+    row per (release, attack) from :func:`side_by_side`; ``rows``: training rows (default the
+    pages' :data:`~privmetrics.compendium.book.criteria_pages.ROWS`). Needs anonymeter's environment."""
+    import warnings
+
+    from privmetrics.attacks.anonymisation import inference, linkability
+    from privmetrics.attacks.singling_out import singling_out
+    from privmetrics.compendium.book.criteria_pages import ROWS, worked_tables
+
+    real, control, releases, schema = worked_tables(seed, rows or ROWS)
+    key = list(schema.key)
+    halves = (key[: len(key) // 2], key[len(key) // 2 :])
+    secret = schema.sensitive[0]
+    known = [c for c in real.columns if c != secret]  # as anonymeter_side's inference knows
+    frames = []
+    for name, release in releases.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours = {
+                "linkability": linkability(real, release, schema, halves, control,
+                                           n_attacks=len(real), seed=seed),
+                "inference": inference(real, release, schema, secret, aux=known, control=control,
+                                       n_attacks=len(real), seed=seed),
+                "singling out": singling_out(real, release, schema, control=control,
+                                             n_attacks=len(real), seed=seed),
+            }  # fmt: skip
+        theirs = run_anonymeter(real, release, control, schema, halves, secret,
+                                n_attacks=len(real), singling_out=("multivariate", 3))  # fmt: skip
+        frames.append(side_by_side(ours, theirs).assign(release=name))
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,449 @@
+"""The main job: execute every notebook with papermill for one profile, then build the book.
+
+``python -m privmetrics.compendium.book.reproduce --profile quick`` (what ``make reproduce`` runs). The experiment
+grid is computed first (:func:`privmetrics.experiments.grid.runner.run_grid`, resumable, with a
+progress bar), then Experiment 3's games (:func:`privmetrics.experiments.games.play.run_games`,
+likewise), then the notebooks read their results, one per core at a time. Executed
+notebooks go to ``book/generated/`` (git-ignored), which ``_toc.yml`` points at; jupyter-book
+then builds them without re-executing (``execute_notebooks: off`` in ``_config.yml``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from privmetrics.compendium.book.timings import NO_REPORT, TimingReport, report_path
+from privmetrics.experiments.profiles import Profile, get_profile
+from privmetrics.paths import checkout_root
+from privmetrics.threads import available_cores
+
+# In book order; each notebook takes the papermill parameter ``profile``.
+NOTEBOOKS = [
+    "metrics", "errata", "datasets", "synthesisers", "exp11", "exp12", "exp21", "exp22",
+    "selection", "comparison", "attacks", "alc", "disclosure", "priveval", "peers", "own_data",
+]  # fmt: skip
+
+
+# the BLAS/OpenMP pools of a notebook's kernel, sized to its share of the cores
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+class NotebookFailed(RuntimeError):
+    """A notebook stopped with an error (the executed copy shows the cell)."""
+
+
+@dataclass
+class NotebookRun:
+    name: str
+    path: Path
+    wall: float  # seconds
+    cpu: float  # user + system seconds of papermill and its kernel
+    exit_code: int
+    log_tail: str
+
+
+def run_notebooks(
+    profile: Profile,
+    out_dir: Path,
+    names: list[str] | None = None,
+    report: TimingReport | None = None,
+    lanes: int | None = None,
+) -> list[Path]:
+    """Execute ``names`` (default :data:`NOTEBOOKS`) with papermill into ``out_dir`` and tag them
+    for the book; returns their paths in book order. They run ``lanes`` at a time (default: one
+    per available core), each in its own process with a BLAS pool of its share of the cores, in
+    book order: the notebooks only read the results store and the caches (whose writes are
+    atomic), so no order among them is needed. Every notebook runs even when one fails; then
+    :class:`NotebookFailed` names the failures with the end of papermill's log."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    from tqdm.auto import tqdm
+
+    names = list(names or NOTEBOOKS)
+    lanes = max(1, min(lanes or available_cores(), len(names)))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    threads = str(max(1, available_cores() // lanes))
+    env = {**os.environ, **dict.fromkeys(THREAD_VARIABLES, threads)}
+    step = f"notebooks ({lanes} at a time)"
+    runs = {}
+    with report.step(step) if report else contextlib.nullcontext():
+        with ThreadPoolExecutor(lanes) as pool:
+            futures = [pool.submit(_execute, profile, name, out_dir, env) for name in names]
+            for future in tqdm(as_completed(futures), total=len(names), desc="notebooks"):
+                run = future.result()
+                runs[run.name] = run
+                if not run.exit_code:
+                    tag_for_book(run.path)
+                print(f"executed {run.name} in {run.wall:.1f} s -> {run.path}", flush=True)
+    if report:
+        for run in runs.values():
+            report.add(f"notebook {run.name}", run.wall, run.cpu, not run.exit_code, step)
+    failed = [run for run in runs.values() if run.exit_code]
+    if failed:
+        raise NotebookFailed("\n\n".join(
+            f"notebook {run.name} failed (see {run.path}):\n{run.log_tail}" for run in failed
+        ))  # fmt: skip
+    return [runs[name].path for name in names]
+
+
+def _execute(profile: Profile, name: str, out_dir: Path, env: dict) -> NotebookRun:
+    """One notebook through papermill's command line in a child process, timed: its wall time
+    and the CPU time of the child and the kernel it waited for (``os.wait4``'s count)."""
+    import tempfile
+
+    root = checkout_root()
+    target = out_dir / f"{name}.ipynb"
+    command = [
+        sys.executable, "-m", "papermill", str(root / "notebooks" / f"{name}.ipynb"), str(target),
+        "-p", "profile", profile.name, "--cwd", str(root), "-k", "python3",
+        "--no-progress-bar", "--log-level", "WARNING",
+    ]  # fmt: skip
+    with tempfile.TemporaryFile() as log:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - start
+        log.seek(0)
+        tail = log.read()[-3000:].decode(errors="replace")
+    cpu = usage.ru_utime + usage.ru_stime
+    return NotebookRun(name, target, wall, cpu, child.returncode, tail)
+
+
+READING_WORDS_PER_MINUTE = 200  # a careful reading of technical prose
+MINUTES_PER_EXERCISE = 10
+
+
+def add_study_time(notebook) -> None:
+    """Put the chapter's estimated study time under its title, computed from the chapter itself:
+    its words (prose and generated text) at :data:`READING_WORDS_PER_MINUTE`, plus
+    :data:`MINUTES_PER_EXERCISE` per exercise; rounded up to 5 minutes. Never typed, so it
+    follows the chapter; replaced when the notebook is tagged again."""
+    import nbformat
+
+    cells = [c for c in notebook.cells if "study-time" not in c.metadata.get("tags", [])]
+    words = sum(len(c.source.split()) for c in cells if c.cell_type == "markdown")
+    words += sum(
+        len("".join(o["data"]["text/markdown"]).split())
+        for c in cells if c.cell_type == "code"
+        for o in c.get("outputs", []) if "text/markdown" in o.get("data", {})
+    )  # fmt: skip
+    exercises = sum(c.cell_type == "markdown" and c.source.startswith("**Exercise") for c in cells)
+    minutes = words / READING_WORDS_PER_MINUTE + MINUTES_PER_EXERCISE * exercises
+    minutes = 5 * max(1, -(-int(minutes) // 5))
+    said = f"*Study time: about {minutes} minutes ({words:,} words to read"
+    said += f", {exercises} exercise{'s' * (exercises != 1)})*" if exercises else ")*"
+    cell = nbformat.v4.new_markdown_cell(said, metadata={"tags": ["study-time"]})
+    notebook.cells = cells[:1] + [cell] + cells[1:]
+
+
+SOLUTION_PROMPTS = {"code_prompt_show": "Solution", "code_prompt_hide": "Hide the solution"}
+
+
+def tag_for_book(path: Path) -> None:
+    """Code hidden behind a toggle (jupyter-book's ``hide-input``), outputs shown; an exercise's
+    ``solution`` cell hidden whole (``hide-cell``: code and answer behind one toggle labelled
+    "Solution"); the notebook's default ``parameters`` cell removed, since papermill's
+    ``injected-parameters`` cell below it holds the values actually used (otherwise the book
+    shows two parameter cells)."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    add_study_time(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.setdefault("tags", [])
+        if "solution" in tags:
+            cell.metadata["mystnb"] = dict(SOLUTION_PROMPTS)
+        wanted = (
+            "remove-cell"
+            if "parameters" in tags
+            else "hide-cell"
+            if "solution" in tags
+            else "hide-input"
+        )
+        if wanted not in tags:
+            tags.append(wanted)
+    nbformat.write(notebook, path)
+
+
+def build_book(root: Path | None = None) -> Path:
+    """jupyter-book over ``root`` (default: the checkout; its ``_config.yml`` and ``_toc.yml``);
+    the built index page."""
+    root = root or checkout_root()
+    subprocess.run(
+        [
+            str(Path(sys.executable).parent / "jupyter-book"),
+            "build",
+            str(root),
+            "--warningiserror",
+            "--quiet",
+        ],
+        check=True,
+        cwd=root,
+    )
+    return root / "_build" / "html" / "index.html"
+
+
+BOOK_SOURCES = ["_config.yml", "_toc.yml", "references.bib", "book"]
+
+
+def copy_sources(target: Path) -> Path:
+    """The book's sources (:data:`BOOK_SOURCES`, without ``book/generated``) copied into
+    ``target``; returns the checkout they came from."""
+    root = checkout_root()
+    for name in BOOK_SOURCES:
+        source = root / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("generated"))
+        elif source.exists():
+            shutil.copy2(source, target / name)
+    return root
+
+
+def stage_unexecuted(target: Path) -> Path:
+    """The book's sources copied to ``target`` with the notebooks *unexecuted* in place of
+    ``book/generated/``: the same configuration, chapters, prose and formulas as the real book,
+    without outputs, built in a minute (what the offline-book test opens)."""
+    target.mkdir(parents=True, exist_ok=True)
+    root = copy_sources(target)
+    generated = target / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    for name in NOTEBOOKS:
+        shutil.copy2(root / "notebooks" / f"{name}.ipynb", generated / f"{name}.ipynb")
+        tag_for_book(generated / f"{name}.ipynb")
+    (generated / "timings.md").write_text(NO_REPORT)
+    write_verify_page(generated)
+    write_generated_pages(generated)
+    (generated / "findings.md").write_text(NO_FINDINGS)
+    return target
+
+
+STUDENT_NOTE = "*Student edition: work each exercise out from the results above.*"
+# text for the full edition only (how solutions are shown, advice to tutors), dropped from the
+# student edition: in a notebook's Markdown or a book page, between these two comments
+FULL_ONLY = re.compile(r"<!-- full edition -->.*?<!-- end full edition -->\n?", re.S)
+
+
+def for_students(text: str) -> str:
+    """``text`` without its full-edition passages (:data:`FULL_ONLY`)."""
+    return FULL_ONLY.sub("", text)
+
+
+def without_solutions(path: Path) -> int:
+    """Remove every ``solution`` cell (code and output) and every full-edition passage from the
+    notebook at ``path``, and say so above its exercises; the number of cells removed."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    kept = [c for c in notebook.cells if "solution" not in c.metadata.get("tags", [])]
+    removed = len(notebook.cells) - len(kept)
+    for cell in kept:
+        if cell.cell_type == "markdown":
+            cell.source = for_students(cell.source)
+            if removed and cell.source.startswith("## Exercises"):
+                cell.source += "\n\n" + STUDENT_NOTE
+    notebook.cells = kept
+    nbformat.write(notebook, path)
+    return removed
+
+
+def stage_student(target: Path, generated: Path | None = None) -> Path:
+    """The book's sources copied to ``target`` with the notebooks of ``generated`` (default: the
+    executed ones in ``book/generated``) stripped of their solutions, and every page of its
+    full-edition passages: the student edition, the same pages and results with the exercises
+    and no solution code, output or sentence about solutions."""
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    root = copy_sources(target)
+    shutil.copytree(generated or root / "book" / "generated", target / "book" / "generated")
+    for notebook in (target / "book" / "generated").glob("*.ipynb"):
+        without_solutions(notebook)
+    for page in (target / "book").rglob("*.md"):
+        page.write_text(for_students(page.read_text()))
+    return target
+
+
+def timings_paths(profile: Profile) -> tuple[Path, Path]:
+    """The JSON report and the Markdown table the book includes."""
+    return report_path(profile), checkout_root() / "book" / "generated" / "timings.md"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="quick")
+    parser.add_argument("--skip-notebooks", action="store_true", help="only rebuild the book")
+    parser.add_argument(
+        "--edition",
+        choices=("full", "student"),
+        default="full",
+        help="student: the same book without the exercises' solutions, in _build/student/html",
+    )
+    from privmetrics.experiments.grid.cluster import add_cluster_arguments, cluster_client
+
+    add_cluster_arguments(parser)
+    args = parser.parse_args(argv)
+    profile = get_profile(args.profile)  # an unknown name fails here, before any work
+    start = time.perf_counter()
+    json_path, markdown_path = timings_paths(profile)
+    if not args.skip_notebooks:
+        from privmetrics.experiments.grid.runner import run_grid
+        from privmetrics.experiments.grid.store import current_commit
+
+        report = TimingReport(profile.name, available_cores(), current_commit(checkout_root()))
+        with cluster_client(args) as client:  # one cluster (or none) for the grid and the games
+            with report.step("experiment grid"):
+                store = run_grid(profile, client=client)  # resumable: finished cells are kept
+            print(
+                f"results: {store.count('cells')} cells in {store.path} ({time.perf_counter() - start:.0f} s)"
+            )
+            from privmetrics.experiments.games.play import run_games
+
+            with report.step("attack games"):  # Experiment 3's games, resumable like the grid
+                run_games(profile, client=client)  # one play gives both kinds of game
+        run_notebooks(profile, checkout_root() / "book" / "generated", report=report)
+        report.close()
+        report.save(json_path)
+        markdown_path.write_text(report.to_markdown())
+        print(report.to_markdown())
+    elif not markdown_path.exists():
+        markdown_path.parent.mkdir(parents=True, exist_ok=True)
+        markdown_path.write_text(
+            TimingReport.load(json_path).to_markdown() if json_path.exists() else NO_REPORT
+        )
+    write_verify_page()
+    write_generated_pages()
+    write_findings_page(profile)
+    if args.edition == "student":
+        staged = stage_student(checkout_root() / "_build" / "student-sources")
+        built = build_book(staged).parent
+        index = checkout_root() / "_build" / "student" / "html" / "index.html"
+        shutil.rmtree(index.parent, ignore_errors=True)
+        shutil.copytree(built, index.parent)
+        shutil.rmtree(staged)
+    else:
+        index = build_book()
+    print(f"{args.edition} edition built in {time.perf_counter() - start:.0f} s: open {index}")
+    check_offline(index.parent)
+
+
+VERIFIED = ("cells", "games")  # what `make verify` and `make verify-games` regenerate
+
+
+def verify_record(what: str = "cells") -> Path:
+    """The shipped record of the last ``make verify`` (cells) or ``make verify-games`` (games) on
+    the paper store."""
+    from privmetrics.experiments.grid.verify import command_of
+
+    return checkout_root() / "results" / f"{command_of(what)}-paper.json"
+
+
+def write_generated_pages(generated: Path | None = None) -> None:
+    """The pages written from the library rather than run as notebooks: the reviewer's map, one
+    page per metric and per anonymisation criterion, and the commands with their costs (both editions and the offline test)."""
+    write_sources_page(generated)
+    write_metric_pages(generated)
+    write_criteria_pages(generated)
+    write_commands_page(generated)
+
+
+NO_FINDINGS = "*(The findings are computed from the results stores when the book is built.)*\n"
+
+
+def write_findings_page(profile: Profile, generated: Path | None = None) -> None:
+    """What we found (:mod:`privmetrics.compendium.book.findings`), which the Discussion includes."""
+    from privmetrics.compendium.book.findings import what_we_found
+
+    generated = generated or checkout_root() / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    (generated / "findings.md").write_text(what_we_found(profile) + "\n")
+
+
+def write_commands_page(generated: Path | None = None) -> None:
+    """The commands and their measured costs (:mod:`privmetrics.compendium.benchmarks.command_costs`), which the
+    introduction and the "How to reproduce" page include."""
+    from privmetrics.compendium.benchmarks.command_costs import page
+    from privmetrics.experiments.grid.runner import results_path
+
+    generated = generated or checkout_root() / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    (generated / "commands.md").write_text(page(results_path(get_profile("paper")).parent))
+
+
+def write_metric_pages(generated: Path | None = None) -> None:
+    """One page per metric (:mod:`privmetrics.compendium.book.metric_pages`) for the book."""
+    from privmetrics.compendium.book.metric_pages import write_pages
+
+    write_pages((generated or checkout_root() / "book" / "generated") / "metric")
+
+
+def write_criteria_pages(generated: Path | None = None) -> None:
+    """One page per anonymisation criterion (:mod:`privmetrics.compendium.book.criteria_pages`)."""
+    from privmetrics.compendium.book.criteria_pages import write_pages
+
+    write_pages((generated or checkout_root() / "book" / "generated") / "criteria")
+
+
+def write_sources_page(generated: Path | None = None) -> None:
+    """The reviewer's map (:func:`privmetrics.compendium.book.sources.reviewer_map`) for the book."""
+    from privmetrics.compendium.book.findings import compare, result_values
+    from privmetrics.compendium.book.sources import reviewer_map
+
+    generated = generated or checkout_root() / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    paper = get_profile("paper")
+    (generated / "sources.md").write_text(reviewer_map(paper, values=result_values(compare(paper))))
+
+
+def write_verify_page(generated: Path | None = None) -> None:
+    """The reproduce page's records of the last ``make verify`` and ``make verify-games`` on the
+    shipped paper store (``verify.md``, ``verify-games.md``), and of the last ``make bench-scale``
+    (``scale.md``)."""
+    from privmetrics.experiments.grid.provenance import provenance_markdown
+    from privmetrics.experiments.grid.verify import command_of, to_markdown
+    from privmetrics.experiments.profiles import get_profile
+
+    generated = generated or checkout_root() / "book" / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    for what in VERIFIED:
+        (generated / f"{command_of(what)}.md").write_text(to_markdown(verify_record(what), what))
+    shipped = checkout_root() / "results" / "paper.sqlite"
+    (generated / "provenance.md").write_text(provenance_markdown(shipped, get_profile("paper")))
+    from privmetrics.compendium.benchmarks.bench_scale import record_path, scale_markdown
+
+    (generated / "scale.md").write_text(scale_markdown(record_path()))  # "How cost grows"
+
+
+def check_offline(html_dir: Path) -> None:
+    """Open every page offline in headless Chromium (when installed) and say what failed."""
+    from privmetrics.compendium.book.bookcheck import (
+        INSTALL_HINT,
+        check_book,
+        find_browser,
+        summary,
+    )
+
+    browser = find_browser()
+    if browser is None:
+        print(f"offline check skipped: {INSTALL_HINT}")
+        return
+    checks = check_book(html_dir, browser)
+    print(f"offline check: {summary(checks)}")
+    for check in checks:
+        if not check.ok:
+            print(f"  {check.page}: {check.problem()}")
+
+
+if __name__ == "__main__":
+    main()

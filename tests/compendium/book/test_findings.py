@@ -1,0 +1,143 @@
+"""What we found (issue 45, item 1): the headline sentences state the numbers the analysis gives,
+for this edition's store and the shipped paper store, and say so when a store is empty."""
+
+import re
+
+import pytest
+
+from privmetrics.compendium.book.findings import compare, sentences, what_we_found
+from privmetrics.experiments.grid.runner import load_results
+from privmetrics.experiments.paper import analysis
+from privmetrics.experiments.paper import published as paper
+from privmetrics.experiments.profiles import get_profile
+
+
+def test_the_paper_stores_sentences_state_the_analysis_numbers():
+    profile = get_profile("paper")
+    found = compare(profile)
+    summary = analysis.summarise(load_results(profile, metrics="paper"))
+    same7 = int(paper.compare_classes(analysis.table7(summary), "table7").agree.sum())
+    text = sentences(found)
+    assert f"{same7} of the paper's 21 metrics fall in the paper's class in Table 7" in text
+    kept = int(re.search(r"Our selection keeps (\d+) metrics", text).group(1))
+    assert kept == len(found.kept) and 0 < kept <= 21
+    for table in ("table7", "table8"):
+        explained, differences = found.explained(table)
+        assert differences == found.agree[table][1] - found.agree[table][0]
+        assert f"{explained} of the {differences} differences in Table {table[-1]}" in text
+
+
+def test_the_reviewers_map_values_are_the_comparisons():
+    from privmetrics.compendium.book.findings import result_values
+
+    found = compare(get_profile("paper"))
+    values = result_values(found)
+    same, of = found.agree["table8"]
+    assert values["Table 8"] == f"{same} of {of} metrics in the paper's class"
+    assert values["Tables 11, 12"].startswith(f"{len(found.kept)} kept (the paper: 7)")
+    assert result_values(None) == {}
+
+
+def test_the_quick_edition_shows_the_paper_stores_numbers_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVMETRICS_RESULTS", str(tmp_path))  # neither store is there
+    text = what_we_found(get_profile("quick"))
+    assert text.count("has no results stored yet") == 2
+    assert "`quick`" in text and "`paper`" in text
+    assert compare(get_profile("quick")) is None
+
+
+def attack_rows(rows):
+    import pandas as pd
+
+    columns = ["dataset", "config", "kind", "value", "low", "high", "p"]
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame.assign(measure="AUC", **{"n targets": 20})
+
+
+def test_the_attack_headline_counts_what_the_tables_hold():
+    import pandas as pd
+
+    from privmetrics.compendium.book.findings import attack_sentences
+
+    attacks = attack_rows([
+        ("texas", "Real", "random", 1.0, 1.0, 1.0, 0.0001),
+        ("texas", "Random", "random", 0.52, 0.45, 0.6, 0.3),
+        ("texas", "CTGAN", "random", 0.75, 0.66, 0.83, 0.0001),   # finds members
+        ("flchain", "Real", "random", 0.55, 0.48, 0.62, 0.1),     # does not catch Real
+        ("flchain", "TVAE", "random", 0.5, 0.4, 0.6, 0.5),
+    ])  # fmt: skip
+    verdicts = pd.DataFrame({
+        "metric": ["DCR", "MDCR", "ALC"], "dataset": "texas", "kind": "random",
+        "verdict": ["agrees with the attack", "raises a false alarm", "agrees with the attack"],
+        "attack reliability": [0.5, 0.5, 0.5],
+    })  # fmt: skip
+    text = attack_sentences(get_profile("paper"), attacks, verdicts)
+    assert "catches Real in 1 of 2 (dataset, kind of target) pairs" in text
+    assert "finds members in texas CTGAN, random targets (AUC 0.75 [0.66, 0.83])" in text
+    # ALC is not one of the paper's 21: only DCR and MDCR are counted
+    assert "the paper's 2 metrics over 1 (dataset, kind) pairs" in text
+    assert "give 2 readings, of which 1 raises a false alarm; 1 agrees with the attack." in text
+
+
+def test_without_a_finding_the_headline_names_the_strongest_auc_and_why_it_does_not_count():
+    import pandas as pd
+
+    from privmetrics.compendium.book.findings import attack_sentences
+
+    attacks = attack_rows([
+        ("texas", "Real", "vulnerable", 1.0, 1.0, 1.0, 0.0001),
+        ("texas", "Random", "vulnerable", 0.59, 0.54, 0.66, 0.0001),  # above chance, too small
+    ])  # fmt: skip
+    text = attack_sentences(get_profile("paper"), attacks, pd.DataFrame(columns=["metric"]))
+    assert "finds members in no configuration" in text
+    assert "0.59 [0.54, 0.66] (texas Random, vulnerable targets, permutation p < 0.001)" in text
+
+
+def test_a_table_caption_counts_the_classes_beside_the_papers():
+    import pandas as pd
+
+    from privmetrics.compendium.book.findings import classes_beside_paper
+    from privmetrics.experiments.paper.analysis import CLASSES
+
+    adequate, sometimes, inadequate = CLASSES
+    ours = pd.Series({"DCR": adequate, "MDCR": adequate, "NNAA": inadequate})
+    paper_counts = paper.paper_classes("table7").value_counts()
+    text = classes_beside_paper(get_profile("smoke"), "table7", ours)  # smoke: no paper store
+    assert text == (
+        f"**Table 7.** Profile `smoke`: 2 {adequate}, 0 {sometimes}, 1 {inadequate} (of 3); "
+        f"the paper: {paper_counts[adequate]} {adequate}, {paper_counts[sometimes]} {sometimes}, "
+        f"{paper_counts[inadequate]} {inadequate} (of 21)."
+    )
+    beside = classes_beside_paper(get_profile("quick"), "table7", ours)
+    assert "the shipped paper store: " in beside and beside.count("(of 3)") == 2
+
+
+def test_the_random_baseline_sentence_counts_the_uniform_controls_causes():
+    from dataclasses import replace
+
+    found = compare(get_profile("paper"))
+    assert found.controlled  # the shipped store holds the Uniform control
+    n = int(found.causes.cause.str.contains(paper.RANDOM_BASELINE, regex=False).sum())
+    text = sentences(found)
+    assert f"Putting Uniform in Random's place gives the paper's class for {n} difference" in text
+    untested = sentences(replace(found, controlled=False))
+    assert "not tested here: this store holds no Uniform control" in untested
+    assert "Putting Uniform" not in untested
+
+
+@pytest.mark.slow
+def test_the_ladder_section_reads_the_shipped_paper_store_beside_the_quick_edition():
+    """The attacks chapter's ladder section: the quick edition plays no ladder and shows the
+    shipped paper store's, its findings generated and one captioned figure per dataset; an
+    edition without the paper beside it says it has none."""
+    from privmetrics.compendium.book.chapter import Chapter
+    from privmetrics.compendium.book.findings import ladder_section
+
+    shown = ladder_section(Chapter(get_profile("quick"), ["texas"]))
+    assert len(shown) == 2
+    said = shown[0].data
+    assert said.startswith("From the shipped paper store's ladder (500 training rows")
+    assert "**texas**, whole release (distance): finds members among exact copies" in said
+    assert "The leakage ladder on texas" in shown[1].data
+    alone = ladder_section(Chapter(get_profile("smoke"), ["texas"]))
+    assert len(alone) == 1 and "plays no leakage ladder" in alone[0].data
