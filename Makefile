@@ -43,13 +43,13 @@ $(ANONYMETER)/.installed:
 	 || echo "anonymeter could not be installed (see $(ANONYMETER)-install.log): its cross-check will be skipped"
 
 reproduce: setup
-	$(PY) -m privmetrics.compendium.book.reproduce --profile $(PROFILE) \
+	$(PY) -m privmetrics book --profile $(PROFILE) \
 	  $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(LOCAL_CLUSTER),--local-cluster $(LOCAL_CLUSTER))
 
 # the student edition: the same book without the exercises' solutions, in _build/student/html
 # (reuses the executed notebooks of a previous `make reproduce`, else runs them first)
 book-student: setup
-	$(PY) -m privmetrics.compendium.book.reproduce --profile $(PROFILE) --edition student \
+	$(PY) -m privmetrics book --profile $(PROFILE) --edition student \
 	  $(if $(wildcard book/generated/own_data.ipynb),--skip-notebooks)
 
 test: setup browser anonymeter

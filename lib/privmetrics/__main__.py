@@ -14,6 +14,8 @@ from privmetrics.paths import CheckoutNotFoundError
 
 # command -> its module in privmetrics.commands, in the order of ``privmetrics --help``
 COMMANDS = {
+    "book": "build_book",
+    "check-book": "check_book",
     "list": "list_metrics",
     "bench": "time_metrics",
     "bench-scale": "time_scale",

@@ -15,9 +15,9 @@ Modules: :mod:`.files` (files, schema files and the checks that make two tables 
 (the references, built once per real table and kept by content), :mod:`.positions`
 (positions and their words), :mod:`.verdict` (the headline and ``--fail-on``), :mod:`.evidence`
 (the exposed rows), :mod:`.utility` (the fidelity panel), :mod:`.report` (the HTML page and the
-JSON); the command is :mod:`privmetrics.commands.audit_release`. May import every package
-below it (``data``, ``geometry``, ``synthesisers``, ``metrics``); only the compendium and the
-command line import from here.
+JSON); the command is :mod:`privmetrics.commands.audit_release`. May import
+``threads``, ``prose``, ``data``, ``geometry``, ``synthesisers``, ``attacks`` and ``metrics``; only
+the compendium and the command line import from here.
 """
 
 from privmetrics.audit.files import SUPPORTED, conform, read_table, resolve_schema

@@ -269,10 +269,20 @@ def row_evidence(
             f"; {gaps.sum():,} rows have no secret to recover (a missing value), left out"
         )
     lines.append(recovered_line)
+    signals = {"copied": copied, "closer than a non-member": closer,
+               "sensitive recovered": from_release}  # fmt: skip
     labels = np.asarray(real_rows if real_rows is not None else np.arange(len(pair.real)))
+    table = exposed_rows(real, release, labels[positions], signals, to_release, neighbour,
+                         nearest, closeness)  # fmt: skip
+    return table, lines
+
+
+def exposed_rows(real, release, labels, signals, to_release, neighbour, nearest, closeness):
+    """One row per real row with a signal, the most signals and then the closest first: its
+    number in the user's file, its signals, its distances, and its values beside its nearest
+    release row's."""
     table = pd.DataFrame({
-        "real row": labels[positions], "copied": copied, "closer than a non-member": closer,
-        "sensitive recovered": from_release, "distance to release": to_release,
+        "real row": labels, **signals, "distance to release": to_release,
         neighbour[0]: neighbour[1], "release row": nearest,
     })  # fmt: skip
     table["signals"] = table[list(SIGNALS)].sum(axis=1)
@@ -282,7 +292,7 @@ def row_evidence(
     table = pd.concat([table, values], axis=1).assign(_closeness=closeness)
     table = table[table["signals"] > 0]
     table = table.sort_values(["signals", "_closeness"], ascending=[False, True], kind="stable")
-    return table.drop(columns="_closeness").reset_index(drop=True), lines
+    return table.drop(columns="_closeness").reset_index(drop=True)
 
 
 def holdout_rate(holdout: pd.DataFrame, release: pd.DataFrame, schema, seed: int) -> float:

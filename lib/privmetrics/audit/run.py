@@ -12,8 +12,11 @@ May import ``data``, ``geometry``, ``metrics``, ``synthesisers`` and the audit's
 
 from __future__ import annotations
 
+import sys
 import time
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -64,7 +67,7 @@ def audit(
     sensitive: list[str] | None = None,
     metrics: str | list[str] = "selected",
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | Callable[[str], None] = False,
     report: bool = False,
     baselines: bool = True,
     random_runs: int | None = None,
@@ -103,11 +106,56 @@ def audit(
     as the release (a metric's score depends on the number of rows it searches); a warning says
     when it has not.
 
+    ``progress``: a bar over the scorings and, before them, what will be scored (and for a large
+    table its estimated time) and an inferred schema, written to stderr beside the bar; a
+    callable receives these lines instead (the command prints them).
+
     ``missing``: the rule for missing values (:mod:`privmetrics.data.missing`): ``"indicator"``
     (a gap is a category, or a flag beside a median-filled number), ``"drop-rows"`` or
     ``"refuse"``; the report says what was done.
     """
     start = time.perf_counter()
+    tell = progress if callable(progress) else (lambda line: tqdm.write(line, file=sys.stderr))
+    specs, random_runs = _checked(real, synthetic, holdout, metrics, random_runs, targets)
+    given = prepare(real, synthetic, holdout, schema, key, sensitive, missing)
+    real, synthetic, holdout, schema = given.real, given.synthetic, given.holdout, given.schema
+    if given.inferred and progress:  # said after every check, before the work
+        tell("inferred schema (save it, correct it and pass it back with --schema / schema=):\n"
+             + given.user_schema.to_yaml().rstrip("\n"))  # fmt: skip
+    runs = random_runs if baselines else 0
+    key = content_key(real, holdout, schema, seed=seed, targets=targets, runs=runs,
+                      with_real=baselines,
+                      sampled=(kept_references.SAMPLED_RANDOM_ROWS, kept_references.RANDOM_TARGETS))  # fmt: skip
+    kept = KEPT.get(key) or KEPT.keep(
+        key, reference_pairs(real, holdout, schema, seed, targets, runs, baselines)
+    )
+    pairs = {"release": Reference(pair_of(real, synthetic, schema, seed, targets, control=holdout)),
+             **kept.pairs}  # fmt: skip
+    reasons = {spec.name: not_run(spec, schema, targets) for spec in specs}
+    runnable = [spec for spec in specs if not reasons[spec.name]]
+    anchor = "holdout" if holdout is not None else "Random"
+    estimated = None
+    if progress:  # the work, and for a large table its cost, said before the work starts
+        todo = [name for name in pairs if unscored(kept, name, runnable)]
+        line = work_line(pairs, todo, runnable, len(real))
+        if len(real) >= ESTIMATE_ROWS:
+            shared = bool(kept.scores)  # the release takes the real side from a kept pair
+            sizes = [table_size(pairs[name], first=k == 0 and not shared)
+                     for k, name in enumerate(todo)]  # fmt: skip
+            estimated = estimate(real, synthetic, schema, runnable, seed, sizes)
+            line += f": {say(estimated)}"
+        tell(line)
+    scores, seconds = score_all(pairs, runnable, bool(progress), kept)
+    table = assemble(scores, specs, reasons, anchor)
+    if not report:
+        return table
+    result = full_report(given, table, pairs, seconds, estimated, anchor, seed, targets)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _checked(real, synthetic, holdout, metrics, random_runs, targets):
+    """The arguments checked: (the metrics' specs, the Random draws to score)."""
     named = [("real data", real), ("synthetic data", synthetic)]
     for name, frame in named + ([("holdout data", holdout)] if holdout is not None else []):
         if not isinstance(frame, pd.DataFrame):
@@ -123,11 +171,34 @@ def audit(
     check_count("random_runs", random_runs)
     if targets is not None:
         check_count("targets", targets)
-    # the tables as the user's files have them (missing-value flags add columns below)
+    return specs, random_runs
+
+
+@dataclass
+class Prepared:
+    """The audit's tables as every scoring sees them: conformed to one schema, missing values
+    treated, checked; ``shapes`` and ``real_rows`` (the real rows' numbers in the user's file)
+    as the user's files have them, ``user_schema`` before the missing-value flags."""
+
+    real: pd.DataFrame
+    synthetic: pd.DataFrame
+    holdout: pd.DataFrame | None
+    schema: Schema
+    user_schema: Schema
+    inferred: bool
+    shapes: dict
+    real_rows: np.ndarray
+    checks: object
+    gaps: object
+
+
+def prepare(real, synthetic, holdout, schema, key, sensitive, missing) -> Prepared:
+    """Validate and treat the tables once (:class:`Prepared`); a mistake that makes every score
+    meaningless is refused, one that only weakens them is a warning."""
     shapes = {"real": real.shape, "synthetic": synthetic.shape,
               **({"holdout": holdout.shape} if holdout is not None else {})}  # fmt: skip
     schema, inferred = resolve_schema(real, synthetic, schema, key, sensitive, holdout)
-    given = schema
+    user_schema = schema
     tables = {"real data": conform(real, schema, "real data"),
               "synthetic data": conform(synthetic, schema, "synthetic data")[real.columns]}  # fmt: skip
     if holdout is not None:
@@ -145,8 +216,8 @@ def audit(
         check_shared_values(tables["real data"], tables[name], schema)
     tables, schema, gaps = treat_missing(tables, schema, missing)
     if gaps.any:
-        warnings.warn(str(gaps), MissingValuesWarning, stacklevel=2)
-    real_rows = tables["real data"].index.to_numpy()  # the rows' numbers in the user's file
+        warnings.warn(str(gaps), MissingValuesWarning, stacklevel=3)
+    real_rows = tables["real data"].index.to_numpy()
     real, synthetic = (tables[n].reset_index(drop=True) for n in ("real data", "synthetic data"))
     holdout = tables["holdout data"].reset_index(drop=True) if holdout is not None else None
     checks = validate(real, synthetic, schema)
@@ -157,45 +228,23 @@ def audit(
                 "the files are in order, the release was made from the holdout, which then is "
                 "no holdout"
             )
-        warnings.warn(problem, UserWarning, stacklevel=2)
+        warnings.warn(problem, UserWarning, stacklevel=3)
     if holdout is not None and abs(len(holdout) - len(synthetic)) > 0.1 * len(synthetic):
         warnings.warn(
             f"the holdout has {len(holdout):,} rows and the release {len(synthetic):,}: a "
             "metric's score depends on how many rows it searches, so the holdout's scores are "
             "a fair lower end only for a release of about its size",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    if inferred and progress:  # the command says it after every check, before the work
-        print("inferred schema (save it, correct it and pass it back with --schema / schema=):")
-        print(given.to_yaml(), end="")
-    runs = random_runs if baselines else 0
-    key = content_key(real, holdout, schema, seed=seed, targets=targets, runs=runs,
-                      with_real=baselines,
-                      sampled=(kept_references.SAMPLED_RANDOM_ROWS, kept_references.RANDOM_TARGETS))  # fmt: skip
-    kept = KEPT.get(key) or KEPT.keep(
-        key, reference_pairs(real, holdout, schema, seed, targets, runs, baselines)
-    )
-    pairs = {"release": Reference(pair_of(real, synthetic, schema, seed, targets, control=holdout)),
-             **kept.pairs}  # fmt: skip
-    reasons = {spec.name: not_run(spec, schema, targets) for spec in specs}
-    runnable = [spec for spec in specs if not reasons[spec.name]]
-    anchor = "holdout" if holdout is not None else "Random"
-    estimated = None
-    if progress:  # the work, and for a large table its cost, said before the work starts
-        todo = [name for name in pairs if unscored(kept, name, runnable)]
-        print(work_line(pairs, todo, runnable, len(real)), end="", flush=True)
-        if len(real) >= ESTIMATE_ROWS:
-            shared = bool(kept.scores)  # the release takes the real side from a kept pair
-            sizes = [table_size(pairs[name], first=k == 0 and not shared)
-                     for k, name in enumerate(todo)]  # fmt: skip
-            estimated = estimate(real, synthetic, schema, runnable, seed, sizes)
-            print(f": {say(estimated)}", end="")
-        print(flush=True)
-    scores, seconds = score_all(pairs, runnable, progress, kept)
-    table = assemble(scores, specs, reasons, anchor)
-    if not report:
-        return table
+    return Prepared(real, synthetic, holdout, schema, user_schema, inferred, shapes, real_rows,
+                    checks, gaps)  # fmt: skip
+
+
+def full_report(given: Prepared, table, pairs, seconds, estimated, anchor, seed, targets):
+    """The :class:`AuditReport` around the scores' ``table``: the verdict, the exposed rows, the
+    three criteria and the utility panel."""
+    real, synthetic, holdout, schema = given.real, given.synthetic, given.holdout, given.schema
     release = pairs["release"].pair
     # the panel's pairs: a sampled pair holds every row too (only its searches are sampled)
     named = {"release": "release", "Holdout": "Holdout", "Random": "Random 1"}
@@ -203,19 +252,19 @@ def audit(
     with limited(available_cores()):
         panel = utility_panel(references)
         held = pairs["Holdout"].pair if "Holdout" in pairs else None
-        evidence, evidence_lines = row_evidence(release, holdout, real_rows, held)
+        evidence, evidence_lines = row_evidence(release, holdout, given.real_rows, held)
         criteria, criteria_lines = criteria_panel(real, synthetic, holdout, schema, seed)
     split = holdout_problem(panel)
     if split:
-        warnings.warn(split, UserWarning, stacklevel=2)
+        warnings.warn(split, UserWarning, stacklevel=3)
     result = AuditReport(
         table=table,
         schema=schema,
-        schema_inferred=inferred,
+        schema_inferred=given.inferred,
         seconds=0.0,
-        shapes=shapes,
-        remarks=([] if checks.ok else [str(checks)])
-        + ([str(gaps)] if gaps.any else [])
+        shapes=given.shapes,
+        remarks=([] if given.checks.ok else [str(given.checks)])
+        + ([str(given.gaps)] if given.gaps.any else [])
         + ([split] if split else [])
         + ([f"scores from {targets:,} random target rows of each table"] if targets else []),
         evidence=evidence,
@@ -232,7 +281,6 @@ def audit(
     result.verdict = decide(result.judged, anchor, looks_useless(panel), copies)
     if split:
         result.verdict.headline += f" Caution: {split}."
-    result.seconds = time.perf_counter() - start
     return result
 
 

@@ -38,3 +38,13 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler`` or ``--local-cluster`` on a command that runs the grid
+    (:func:`privmetrics.experiments.grid.cluster.cluster_client` reads them)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786)")
+    where.add_argument(
+        "--local-cluster", type=int, metavar="N", help="start N local Dask worker processes"
+    )

@@ -187,7 +187,7 @@ def _audit_one(args, real, path: str, synthetic, holdout, schema, outputs) -> in
             warnings.simplefilter("always")
             result = audit(
                 real, synthetic, schema=schema, key=args.key, sensitive=args.sensitive,
-                metrics=args.metrics, seed=args.seed, progress=True, report=True,
+                metrics=args.metrics, seed=args.seed, progress=announce, report=True,
                 baselines=not args.no_baselines, random_runs=args.random_runs,
                 targets=args.targets, holdout=holdout, missing=getattr(args, "missing", "indicator"),
             )  # fmt: skip
@@ -261,3 +261,8 @@ def _split(args) -> int:
     print(f"next: train your generator on {train} only (the holdout must stay unseen), then")
     print(f"  privmetrics audit {train} RELEASE --holdout {holdout}")
     return 0
+
+
+def announce(line: str) -> None:
+    """The audit's lines before its work (what it scores, its estimate, an inferred schema)."""
+    print(line, flush=True)

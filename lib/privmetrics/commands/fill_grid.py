@@ -3,8 +3,7 @@ locally or on a Dask cluster)."""
 
 from __future__ import annotations
 
-from privmetrics.commands import add_profile_option, comma_list
-from privmetrics.experiments.grid.cluster import add_cluster_arguments
+from privmetrics.commands import add_cluster_options, add_profile_option, comma_list
 
 HELP = "fill the results database with a profile's experiment grid (resumable)"
 
@@ -41,7 +40,7 @@ def add_arguments(parser) -> None:
         "(a refresh of the techniques whose shipped cells lack it); with --metrics, the utility "
         "measures named there are the ones measured",
     )
-    add_cluster_arguments(parser)
+    add_cluster_options(parser)
 
 
 def run(args) -> int:
@@ -52,7 +51,7 @@ def run(args) -> int:
     from privmetrics.experiments.grid.store import ResultsStore
 
     profile = replace(args.profile, grid_utility=True) if args.utility else args.profile
-    with cluster_client(args) as client:
+    with cluster_client(args.scheduler, args.local_cluster) as client:
         store = run_grid(
             profile,
             datasets=args.datasets,

@@ -3,8 +3,7 @@ or on a Dask cluster, like ``privmetrics run`` for the grid)."""
 
 from __future__ import annotations
 
-from privmetrics.commands import add_profile_option, comma_list
-from privmetrics.experiments.grid.cluster import add_cluster_arguments
+from privmetrics.commands import add_cluster_options, add_profile_option, comma_list
 
 HELP = "play a profile's missing attack games (Experiment 3; resumable)"
 
@@ -21,7 +20,7 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")
     parser.add_argument("--jobs", type=int, help="parallel plays; default: the profile's")
-    add_cluster_arguments(parser)
+    add_cluster_options(parser)
 
 
 def run(args) -> int:
@@ -31,7 +30,7 @@ def run(args) -> int:
     from privmetrics.experiments.grid.runner import results_path
 
     store = GameStore(args.store or results_path(args.profile))
-    with cluster_client(args) as client:
+    with cluster_client(args.scheduler, args.local_cluster) as client:
         games = run_games(
             args.profile,
             datasets=args.datasets,

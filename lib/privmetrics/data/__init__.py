@@ -5,5 +5,5 @@ lists a DP synthesiser may rely on), ``validation`` (every check that turns bad 
 error) and ``datasets`` (the shipped datasets, each described by a manifest that ships with the
 package under ``resources/datasets``).
 
-May import ``threads`` and ``resources``; everything else in the package may import from here.
+May import ``threads``, ``paths`` and ``resources``; everything else in the package may import from here.
 """

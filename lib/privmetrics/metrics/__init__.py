@@ -11,6 +11,9 @@ Importing the family modules (:mod:`.reconstruction`, :mod:`.distances`, :mod:`.
 :data:`~.registry.ORDER` (the paper's, Tables 2-4; an added measure follows the paper's metrics
 of its category). :mod:`.variants` registers the other papers' definitions of the same metrics
 (``DCR@priveval``, ``MDCR@paper``, ...).
+
+May import ``threads``, ``paths``, ``data``, ``geometry``, ``attacks`` and ``disclosure``; the
+experiments, the audit and the compendium import from here.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ our own tested implementations (MST's and AIM's models fitted by Private-PGM, th
 extra); and the non-DP ``ctgan`` and ``tvae`` through SDV. Every one has scikit-learn
 style ``fit(frame, schema)`` / ``sample(n)`` and takes every random choice from ``seed``.
 
-May import ``threads`` and the input side (``data``); nothing else in the package.
+May import ``threads``, ``paths`` and the input side (``data``); nothing else in the package.
 """
 
 from privmetrics.synthesisers import baselines, neural, pategan, pgm, privbayes  # noqa: F401  (registering)

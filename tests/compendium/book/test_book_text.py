@@ -100,3 +100,19 @@ def test_the_book_build_skips_every_environment_the_makefile_creates():
 def test_the_pages_checked_above_are_the_books():
     """The parametrised checks read ``BOOK``: a wrong path would leave them only the README."""
     assert (BOOK / "intro.md").exists() and len(list(BOOK.glob("*.md"))) >= 5
+
+
+README_LINES = 200  # what a newcomer reads first; the rest lives in the book's pages
+
+
+def test_the_readme_is_a_first_read_and_the_book_holds_the_rest():
+    readme = (BOOK.parent / "README.md").read_text()
+    assert len(readme.splitlines()) <= README_LINES
+    for section in ("## The two commands", "## Where things are", "## Audit your own"):
+        assert section in readme
+    # what left the README is in the book: the cluster recipes, the benchmarks, the library's API
+    reproduce, library = (BOOK / "reproduce.md").read_text(), (BOOK / "library.md").read_text()
+    assert "SLURMCluster" in reproduce and "make bench-scale" in reproduce
+    assert "make_synthesiser" in library and "--missing indicator" in library
+    toc = (BOOK.parent / "_toc.yml").read_text()
+    assert "book/library" in toc and "book/reproduce" in toc

@@ -138,12 +138,14 @@ def test_background_and_experiment_chapters_end_with_exercises_and_solutions(nam
     assert all(c.cell_type == "code" and c.source.strip() for c in solutions)
 
 
-def test_unknown_profile_fails_before_running(monkeypatch):
+def test_unknown_profile_fails_before_running(monkeypatch, capsys):
+    from privmetrics import __main__ as cli
     from privmetrics.compendium.book import reproduce
 
     monkeypatch.setattr(reproduce, "run_notebooks", lambda *a, **k: pytest.fail("ran notebooks"))
-    with pytest.raises(KeyError, match="unknown profile 'fast'"):
-        reproduce.main(["--profile", "fast"])
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["book", "--profile", "fast"])
+    assert stop.value.code == 2 and "unknown profile 'fast'" in capsys.readouterr().err
 
 
 def test_the_book_hides_code_and_shows_one_parameter_cell(tmp_path):
@@ -217,12 +219,15 @@ def test_a_dataset_parameter_filters_every_table_and_sentence_and_the_store_stay
 
 
 def test_a_notebook_says_what_is_missing_instead_of_computing_it(tmp_path, monkeypatch, capsys):
+    from privmetrics.compendium.book.chapter import shown
     from privmetrics.experiments.grid.runner import load_results
 
     monkeypatch.setenv("PRIVMETRICS_RESULTS", str(tmp_path / "results"))
     results = load_results(SMOKE, datasets=["texas"], progress=False)
-    assert results.empty
+    assert results.empty and capsys.readouterr().out == ""  # the library itself prints nothing
+    shown(results)  # what a chapter's set-up does with the table
     said = capsys.readouterr().out
+    assert said.strip() == results.attrs["missing"].strip()
     assert "cell(s) of the `smoke` grid are missing from" in said and "-p compute True" in said
 
 

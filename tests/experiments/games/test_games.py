@@ -84,14 +84,20 @@ def test_targets_of_the_two_kinds_are_distinct_and_seeded(make_secret_table):
 
 
 def test_without_compute_the_missing_games_are_counted_not_played(tmp_path, monkeypatch, capsys):
+    """The note travels with the table (``attrs["missing"]``); the chapter's set-up prints it."""
+    from privmetrics.compendium.book.chapter import shown
+
     store = S.GameStore(tmp_path / "smoke.sqlite")
     monkeypatch.setattr(G, "play_configuration", refuse)
     games = G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"), store=store,
                         progress=False, compute=False)  # fmt: skip
     assert games.empty
-    said = capsys.readouterr().out
+    said = games.attrs["missing"]
     assert "2 configuration(s) of the `smoke` attack games are missing" in said
     assert "cannot estimate" in said and "-p compute True" in said
+    assert capsys.readouterr().out == ""  # the library says nothing itself
+    shown(games)
+    assert capsys.readouterr().out.strip() == said.strip()
 
 
 def test_a_membership_game_stored_without_ingredients_is_played_again(tmp_path):
@@ -126,9 +132,9 @@ def test_a_game_made_by_other_synthesiser_code_is_played_again(tmp_path, capsys)
     with sqlite3.connect(path) as conn:  # Real's code has changed since its games were played
         conn.execute("UPDATE games SET code = 'older code' WHERE technique = 'real'")
     assert {config for _, config, _, _ in S.GameStore(path).done(SMOKE)} == {"Random"}
-    G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"), store=S.GameStore(path),
-                progress=False, compute=False)  # fmt: skip
-    said = capsys.readouterr().out
+    noted = G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"),
+                        store=S.GameStore(path), progress=False, compute=False)  # fmt: skip
+    said = noted.attrs["missing"]
     assert "1 configuration(s)" in said and "(1 of them stored but played by other code" in said
     again = G.run_games(SMOKE, datasets=["texas"], techniques=("real", "random"),
                         store=S.GameStore(path), n_jobs=1, progress=False)  # fmt: skip

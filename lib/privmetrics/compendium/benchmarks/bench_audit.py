@@ -23,7 +23,6 @@ holdout within 1 minute, and three releases in one call under twice one (issue 6
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -66,8 +65,13 @@ def measure(case: str, rows: int) -> dict:
 
 
 def _in_child(case: str, rows: int, timeout: float) -> dict:
-    command = [sys.executable, "-m", "privmetrics.compendium.benchmarks.bench_audit", "--child", case,
-               str(rows)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "privmetrics.compendium.benchmarks.bench_audit",
+        case,
+        str(rows),
+    ]
     return in_child(command, timeout)
 
 
@@ -110,16 +114,8 @@ def format_audit(results: dict[str, dict], rows: int, load_before: str) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rows", type=int, default=ROWS, help="rows of each table")
-    parser.add_argument(
-        "--cases", default=",".join(CASES), help="comma-separated, of " + ", ".join(CASES)
-    )
-    parser.add_argument("--timeout", type=float, default=1800, help="seconds per case")
-
-
-def run(args: argparse.Namespace) -> int:
-    cases = [c for c in args.cases.split(",") if c]
+def run(cases: list[str], rows: int = ROWS, timeout: float = 1800) -> int:
+    """Each case in a fresh interpreter (``privmetrics bench-audit``), then the table."""
     unknown = sorted(set(cases) - set(CASES))
     if unknown:
         print(f"bench-audit: unknown case(s) {unknown}; use {', '.join(CASES)}", file=sys.stderr)
@@ -127,22 +123,12 @@ def run(args: argparse.Namespace) -> int:
     before = machine_line()
     results = {}
     for case in cases:
-        results[case] = _in_child(case, args.rows, args.timeout)
+        results[case] = _in_child(case, rows, timeout)
         print(f"  {case}: {results[case].get('seconds', float('nan')):.1f} s", flush=True)
-    print(format_audit(results, args.rows, before))
+    print(format_audit(results, rows, before))
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--child", nargs=2, metavar=("CASE", "ROWS"), help=argparse.SUPPRESS)
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.child:
-        print(json.dumps(measure(args.child[0], int(args.child[1]))))
-        return 0
-    return run(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # a child of :func:`run`: one case, its measurement as JSON
+    case, rows = sys.argv[1:3]
+    print(json.dumps(measure(case, int(rows))))

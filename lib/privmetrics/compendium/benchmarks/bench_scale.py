@@ -30,7 +30,6 @@ one million rows within 30 minutes.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -138,7 +137,6 @@ def _in_child(kind: str, rows: int, what: str, timeout: float) -> dict:
         sys.executable,
         "-m",
         "privmetrics.compendium.benchmarks.bench_scale",
-        "--child",
         kind,
         str(rows),
         what,
@@ -274,34 +272,22 @@ def format_scale(metrics: pd.DataFrame, peers: pd.DataFrame, error: dict | None 
     return "\n".join(lines)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The command's options, shared by ``privmetrics bench-scale`` and this module's ``main``."""
-    parser.add_argument(
-        "--million",
-        action="store_true",
-        help="also one million rows (final seven from sampled target rows, with their error "
-        "against exact at 100,000 rows)",
-    )
-    parser.add_argument("--no-peers", action="store_true", help="skip SDMetrics / SynthEval")
-    parser.add_argument("--timeout", type=float, default=1800, help="seconds per measurement")
-    parser.add_argument(
-        "--sizes", help="comma-separated row counts instead of 10k, 25k, 50k and 100k"
-    )
-    parser.add_argument(
-        "--out", default=None, help="write the run as JSON here (default results/bench-scale.json)"
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-    """Measure the sizes the options ask for and print the table."""
-    sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
-    sizes = (*sizes, MILLION) if args.million else sizes
-    metrics, peers = run_scale(sizes, peers=not args.no_peers, timeout=args.timeout)
+def run(
+    sizes: tuple[int, ...] = SIZES,
+    million: bool = False,
+    peers: bool = True,
+    timeout: float = 1800,
+    out: Path | None = None,
+) -> int:
+    """Measure ``sizes`` (and a million rows with ``million``), print the table and save the run
+    (``privmetrics bench-scale``)."""
+    sizes = (*sizes, MILLION) if million else tuple(sizes)
+    metrics, peers = run_scale(sizes, peers=peers, timeout=timeout)
     error = None
-    if args.million:
-        error = {"rows": ERROR_ROWS, **run_error(ERROR_ROWS, args.timeout)}
+    if million:
+        error = {"rows": ERROR_ROWS, **run_error(ERROR_ROWS, timeout)}
     print(format_scale(metrics, peers, error))
-    out = Path(args.out) if args.out else record_path()
+    out = Path(out) if out else record_path()
     save(metrics, peers, out)
     print(f"written to {out}")
     return 0
@@ -384,21 +370,7 @@ def scale_markdown(path: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--child", nargs=3, metavar=("KIND", "ROWS", "WHAT"), help=argparse.SUPPRESS
-    )
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.child:
-        kind, rows, what = args.child
-        measure = {"metrics": measure_metrics, "error": measure_error, "peer": measure_peer}[kind]
-        result = measure(int(rows), what)
-        print(json.dumps(result))
-        return 0
-    return run(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # a child of :func:`run`: one measurement, as JSON
+    kind, rows, what = sys.argv[1:4]
+    measure = {"metrics": measure_metrics, "error": measure_error, "peer": measure_peer}[kind]
+    print(json.dumps(measure(int(rows), what)))

@@ -4,8 +4,7 @@ Chromium with networking disabled: formulas must be typeset (MathJax, bundled by
 listings and outputs) must show no raw markup: no Sphinx role such as ``:func:`` left unrendered,
 no doubled backticks, and no ``NaN`` in a table cell (:func:`text_problems`).
 
-``python -m privmetrics.compendium.book.bookcheck _build/html`` prints one line per page and exits 1 when a page
-fails. The browser's network log (``--log-net-log``) records every request; requests the page
+``privmetrics check-book _build/html`` prints one line per page and exits 1 when a page fails. The browser's network log (``--log-net-log``) records every request; requests the page
 made carry its (opaque, ``null``) file origin as initiator, while the browser's own background
 requests carry none and are not the book's doing. The network is cut with ``unshare -n`` where the
 kernel allows it, and by resolving every host name to nothing otherwise.
@@ -13,12 +12,10 @@ kernel allows it, and by resolving every host name to nothing otherwise.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -209,25 +206,3 @@ def check_book(html_dir: Path, browser: str | None = None) -> list[PageCheck]:
     browser = browser or find_browser()
     offline = _offline_prefix()
     return [check_page(page, browser, offline=offline) for page in pages]
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("html_dir", nargs="?", default="_build/html")
-    args = parser.parse_args(argv)
-    try:
-        checks = check_book(Path(args.html_dir))
-    except (FileNotFoundError, RuntimeError) as error:
-        print(f"bookcheck: {error}", file=sys.stderr)
-        return 2
-    root = Path(args.html_dir)
-    for check in checks:
-        status = "ok" if check.ok else "FAIL: " + check.problem()
-        math = f"{check.typeset} formulas typeset" if check.has_math else "no math"
-        print(f"{Path(check.page).relative_to(root)}: {math}; {status}")
-    print(summary(checks))
-    return 0 if all(c.ok for c in checks) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

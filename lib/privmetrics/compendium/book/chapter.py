@@ -49,10 +49,10 @@ class Chapter:
     ) -> pd.DataFrame:
         """The profile's scores of :attr:`datasets` (:func:`~privmetrics.experiments.grid.runner.load_results`;
         ``extras``: with MST and AIM)."""
-        return load_results(
+        return shown(load_results(
             self.profile, compute=self.compute, datasets=self.datasets, progress=False,
             metrics=metrics, way=way, extras=extras,
-        )  # fmt: skip
+        ))  # fmt: skip
 
     def study_table(self, dataset: str, config: Configuration, run: int = 0):
         """(real, schema, synthetic) of one cell at the :attr:`study` scale: the study profile's
@@ -67,10 +67,10 @@ class Chapter:
 
     def games(self, game: str = "membership") -> pd.DataFrame:
         """The profile's ``game`` games of :attr:`datasets` (played first with ``compute``)."""
-        return run_games(
+        return shown(run_games(
             self.profile, datasets=self.datasets, progress=False, game=game, compute=self.compute,
             store=GameStore(results_path(self.profile), game),
-        )  # fmt: skip
+        ))  # fmt: skip
 
     def ladder_games(self, game: str = "membership") -> tuple[pd.DataFrame, Profile]:
         """The leakage ladder's ``game`` games of :attr:`datasets` and the profile they were
@@ -87,7 +87,7 @@ class Chapter:
             profile, datasets=self.datasets, progress=False, game=game, compute=compute,
             store=GameStore(results_path(profile), game), ladder=True,
         )  # fmt: skip
-        return games, profile
+        return shown(games), profile
 
     def scale_note(self) -> str:
         """A sentence for pages whose own studies run at another profile's scale (else empty)."""
@@ -143,3 +143,11 @@ def end_here(note: str) -> None:
 
 def _skipped(lines: list[str]) -> list[str]:
     return []
+
+
+def shown(table: pd.DataFrame) -> pd.DataFrame:
+    """``table``, its note of missing cells or games (``attrs["missing"]``) printed first: a
+    chapter never shows part of a grid in silence."""
+    if table.attrs.get("missing"):
+        print(table.attrs["missing"])
+    return table

@@ -1,6 +1,6 @@
 """The main job: execute every notebook with papermill for one profile, then build the book.
 
-``python -m privmetrics.compendium.book.reproduce --profile quick`` (what ``make reproduce`` runs). The experiment
+``privmetrics book --profile quick`` (what ``make reproduce`` runs; :func:`make_book`). The experiment
 grid is computed first (:func:`privmetrics.experiments.grid.runner.run_grid`, resumable, with a
 progress bar), then Experiment 3's games (:func:`privmetrics.experiments.games.play.run_games`,
 likewise), then the notebooks read their results, one per core at a time. Executed
@@ -10,7 +10,6 @@ then builds them without re-executing (``execute_notebooks: off`` in ``_config.y
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import re
@@ -280,29 +279,30 @@ def timings_paths(profile: Profile) -> tuple[Path, Path]:
     return report_path(profile), checkout_root() / "book" / "generated" / "timings.md"
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", default="quick")
-    parser.add_argument("--skip-notebooks", action="store_true", help="only rebuild the book")
-    parser.add_argument(
-        "--edition",
-        choices=("full", "student"),
-        default="full",
-        help="student: the same book without the exercises' solutions, in _build/student/html",
-    )
-    from privmetrics.experiments.grid.cluster import add_cluster_arguments, cluster_client
+def make_book(
+    profile: Profile,
+    skip_notebooks: bool = False,
+    edition: str = "full",
+    scheduler: str | None = None,
+    local_cluster: int | None = None,
+) -> Path:
+    """The main job (``privmetrics book``, what ``make reproduce`` runs): fill the profile's grid
+    and games (resumable; on a Dask cluster with ``scheduler`` or ``local_cluster``), execute
+    every notebook, write the generated pages and build ``edition`` (``"full"``, or
+    ``"student"``: without the exercises' solutions, in ``_build/student/html``); with
+    ``skip_notebooks`` only the book is rebuilt. Returns the built index page."""
+    from privmetrics.experiments.grid.cluster import cluster_client
 
-    add_cluster_arguments(parser)
-    args = parser.parse_args(argv)
-    profile = get_profile(args.profile)  # an unknown name fails here, before any work
     start = time.perf_counter()
     json_path, markdown_path = timings_paths(profile)
-    if not args.skip_notebooks:
+    if not skip_notebooks:
         from privmetrics.experiments.grid.runner import run_grid
         from privmetrics.experiments.grid.store import current_commit
 
         report = TimingReport(profile.name, available_cores(), current_commit(checkout_root()))
-        with cluster_client(args) as client:  # one cluster (or none) for the grid and the games
+        with cluster_client(
+            scheduler, local_cluster
+        ) as client:  # one cluster (or none) for the grid and the games
             with report.step("experiment grid"):
                 store = run_grid(profile, client=client)  # resumable: finished cells are kept
             print(
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> None:
     write_verify_page()
     write_generated_pages()
     write_findings_page(profile)
-    if args.edition == "student":
+    if edition == "student":
         staged = stage_student(checkout_root() / "_build" / "student-sources")
         built = build_book(staged).parent
         index = checkout_root() / "_build" / "student" / "html" / "index.html"
@@ -334,8 +334,9 @@ def main(argv: list[str] | None = None) -> None:
         shutil.rmtree(staged)
     else:
         index = build_book()
-    print(f"{args.edition} edition built in {time.perf_counter() - start:.0f} s: open {index}")
+    print(f"{edition} edition built in {time.perf_counter() - start:.0f} s: open {index}")
     check_offline(index.parent)
+    return index
 
 
 VERIFIED = ("cells", "games")  # what `make verify` and `make verify-games` regenerate
@@ -443,7 +444,3 @@ def check_offline(html_dir: Path) -> None:
     for check in checks:
         if not check.ok:
             print(f"  {check.page}: {check.problem()}")
-
-
-if __name__ == "__main__":
-    main()

@@ -153,7 +153,7 @@ def run_games(
     """Play every configuration of the profile (module doc) that misses a game of either kind,
     longest first, and return the profile's ``game`` games (``"membership"`` or
     ``"attribute"``) of ``datasets``. With ``compute=False`` nothing is played: the missing
-    configurations are counted in a printed note (:func:`.store.missing_note`). ``client``: a
+    configurations are counted in a note, the table's ``attrs["missing"]`` (:func:`.store.missing_note`). ``client``: a
     Dask client (:func:`.cluster.dask_client`) whose workers play the configurations instead of
     joblib's; this process alone writes the store, as for the grid. The leakage ladder's games
     (:func:`game_configurations`) are played with the others and returned only with
@@ -187,10 +187,8 @@ def run_games(
             if first or complete[0]:
                 noted.append(tasks[-1])
     tasks.sort(key=lambda task: -TECHNIQUE_COST.get(task[1].technique, 1))
-    if tasks and not compute:
-        if noted:
-            print(_missing_note(profile, stores, noted))
-    elif tasks:
+    note = _missing_note(profile, stores, noted) if tasks and noted and not compute else ""
+    if tasks and compute:
         if client is None:
             plays = workers(n_jobs or profile.n_jobs)(
                 delayed(play_configuration)(*t) for t in tasks
@@ -215,7 +213,9 @@ def run_games(
             games.dataset, games.kind, games.target, games.technique, strict=True
         )  # fmt: skip
     ]
-    return games[np.array(keep, dtype=bool)].reset_index(drop=True)
+    games = games[np.array(keep, dtype=bool)].reset_index(drop=True)
+    games.attrs["missing"] = note
+    return games
 
 
 def _missing_note(profile: Profile, stores: dict[str, GameStore], tasks: list[tuple]) -> str:

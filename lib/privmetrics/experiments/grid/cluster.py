@@ -84,17 +84,9 @@ def compute_on(client, compute, tasks: list[tuple], keys: list[str]) -> Iterator
         future.release()
 
 
-def cluster_client(args):
-    """A Dask client when ``--scheduler`` or ``--local-cluster`` was given, else a null context."""
-    if args.scheduler is None and args.local_cluster is None:
+def cluster_client(scheduler: str | None = None, local_cluster: int | None = None):
+    """A Dask client for a running ``scheduler`` or ``local_cluster`` worker processes, else a
+    null context (the commands' ``--scheduler`` / ``--local-cluster``)."""
+    if scheduler is None and local_cluster is None:
         return contextlib.nullcontext(None)
-    return dask_client(args.scheduler, args.local_cluster)
-
-
-def add_cluster_arguments(parser) -> None:
-    """``--scheduler`` or ``--local-cluster`` on a command that runs the grid."""
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786)")
-    where.add_argument(
-        "--local-cluster", type=int, metavar="N", help="start N local Dask worker processes"
-    )
+    return dask_client(scheduler, local_cluster)

@@ -394,17 +394,19 @@ def load_results(
     ``datasets`` of ``grid`` when given, as a tidy DataFrame; the DP synthesisers beyond the
     paper's (:data:`.grid.EXTRA_TECHNIQUES`) only when ``extras``.
 
-    A notebook never computes a grid in silence: with cells missing it prints how many and about
-    how long they would take (:func:`.store.missing_note`) and shows what is there, unless ``compute``
-    (then :func:`run_grid` fills them first, with ``grid`` as its arguments; ``make reproduce``
-    fills the grid before it runs the notebooks)."""
+    A notebook never computes a grid in silence: with cells missing the table's
+    ``attrs["missing"]`` says how many and about how long they would take
+    (:func:`.store.missing_note`; the chapter's set-up shows it) and the table holds what is
+    there, unless ``compute`` (then :func:`run_grid` fills them first, with ``grid`` as its
+    arguments; ``make reproduce`` fills the grid before it runs the notebooks)."""
     store = ResultsStore(results_path(profile))
     datasets, techniques = grid.get("datasets"), grid.get("techniques")
     missing = missing_cells(profile, store, datasets, techniques)
+    note = ""
     if missing and compute:
         store = run_grid(profile, store=store, **grid)
     elif missing:
-        print(_missing_note(profile, store, missing))
+        note = _missing_note(profile, store, missing)
     results = store.results()
     if way != "ours" and not results.metric.str.endswith(f"@{way}").any():
         raise ValueError(
@@ -415,4 +417,6 @@ def load_results(
     results = edition(results, way, extras=extras)
     if datasets:
         results = results[results.dataset.isin(datasets)]
-    return results[results.metric.isin([m.name for m in select(metrics)])].reset_index(drop=True)
+    results = results[results.metric.isin([m.name for m in select(metrics)])].reset_index(drop=True)
+    results.attrs["missing"] = note
+    return results
