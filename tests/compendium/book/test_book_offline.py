@@ -108,7 +108,7 @@ def mentions_of(pattern: str, html: str) -> list[str]:
 def test_study_time_is_computed_from_the_chapter_by_hand():
     import nbformat
 
-    from privmetrics.compendium.book.reproduce import add_study_time
+    from privmetrics.compendium.book.sessions import add_study_time
 
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# Title"),

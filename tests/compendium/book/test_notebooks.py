@@ -105,14 +105,12 @@ def course_chapters() -> list[str]:
 
 
 def session_chapters(session: int) -> list[str]:
-    """The generated chapters that "Teaching with this book" lists for one session."""
-    import re
+    """The generated chapters the teaching plan (:data:`~privmetrics.compendium.book.sessions.SESSIONS`,
+    the teaching page's tables) lists for one session."""
+    from privmetrics.compendium.book.sessions import SESSIONS
 
-    from privmetrics.paths import checkout_root
-
-    text = (checkout_root() / "book" / "teaching.md").read_text()
-    line = re.search(rf"^{session}\. .*?(?=^\d\. |^## )", text, re.M | re.S).group(0)
-    return re.findall(r"\{doc\}`generated/(\w+)`", line)
+    chapters = SESSIONS[session - 1].chapters
+    return [d.removeprefix("generated/") for d in chapters if d.startswith("generated/")]
 
 
 COURSE_CHAPTERS = course_chapters()

@@ -118,33 +118,6 @@ def _execute(profile: Profile, name: str, out_dir: Path, env: dict) -> NotebookR
     return NotebookRun(name, target, wall, cpu, child.returncode, tail)
 
 
-READING_WORDS_PER_MINUTE = 200  # a careful reading of technical prose
-MINUTES_PER_EXERCISE = 10
-
-
-def add_study_time(notebook) -> None:
-    """Put the chapter's estimated study time under its title, computed from the chapter itself:
-    its words (prose and generated text) at :data:`READING_WORDS_PER_MINUTE`, plus
-    :data:`MINUTES_PER_EXERCISE` per exercise; rounded up to 5 minutes. Never typed, so it
-    follows the chapter; replaced when the notebook is tagged again."""
-    import nbformat
-
-    cells = [c for c in notebook.cells if "study-time" not in c.metadata.get("tags", [])]
-    words = sum(len(c.source.split()) for c in cells if c.cell_type == "markdown")
-    words += sum(
-        len("".join(o["data"]["text/markdown"]).split())
-        for c in cells if c.cell_type == "code"
-        for o in c.get("outputs", []) if "text/markdown" in o.get("data", {})
-    )  # fmt: skip
-    exercises = sum(c.cell_type == "markdown" and c.source.startswith("**Exercise") for c in cells)
-    minutes = words / READING_WORDS_PER_MINUTE + MINUTES_PER_EXERCISE * exercises
-    minutes = 5 * max(1, -(-int(minutes) // 5))
-    said = f"*Study time: about {minutes} minutes ({words:,} words to read"
-    said += f", {exercises} exercise{'s' * (exercises != 1)})*" if exercises else ")*"
-    cell = nbformat.v4.new_markdown_cell(said, metadata={"tags": ["study-time"]})
-    notebook.cells = cells[:1] + [cell] + cells[1:]
-
-
 SOLUTION_PROMPTS = {"code_prompt_show": "Solution", "code_prompt_hide": "Hide the solution"}
 
 
@@ -155,6 +128,8 @@ def tag_for_book(path: Path) -> None:
     ``injected-parameters`` cell below it holds the values actually used (otherwise the book
     shows two parameter cells)."""
     import nbformat
+
+    from privmetrics.compendium.book.sessions import add_study_time
 
     notebook = nbformat.read(path, as_version=4)
     add_study_time(notebook)
@@ -357,6 +332,10 @@ def write_generated_pages(generated: Path | None = None) -> None:
     write_metric_pages(generated)
     write_criteria_pages(generated)
     write_commands_page(generated)
+    from privmetrics.compendium.book.sessions import sessions_markdown
+
+    out = generated or checkout_root() / "book" / "generated"
+    (out / "sessions.md").write_text(sessions_markdown(checkout_root()))
 
 
 NO_FINDINGS = "*(The findings are computed from the results stores when the book is built.)*\n"

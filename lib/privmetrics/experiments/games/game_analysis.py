@@ -1,6 +1,6 @@
 """Experiment 3's analysis: how well the attacks succeed, and whether each metric predicts them.
 
-The games are played and stored by :mod:`.games` (one row per game: the forest's score and the
+The games are played and stored by :mod:`privmetrics.experiments.games.play` (one row per game: the forest's score and the
 truth per evaluation release, or whether each attribute guess was right).
 
 :func:`attack_table` pools each (dataset, configuration, kind)'s games into the attack's success
@@ -23,7 +23,7 @@ chance +- :data:`CHANCE_BAND`: a well-powered attack that finds nothing there.
 with a bootstrap interval that resamples the configurations and, in each draw, takes each
 configuration's attack value from a bootstrap draw of its own games (so an attack whose values
 are mostly noise gives a wide interval): rho >= 0.8 (up to rounding,
-:func:`~.analysis.at_least`) with the interval's lower end above 0 **tracks the attack**;
+:func:`~privmetrics.experiments.paper.analysis.at_least`) with the interval's lower end above 0 **tracks the attack**;
 rho <= 0.3 with its upper end below 0.8 **does not track it**. Most configurations sit at
 chance, where the attack's order is noise: the rank is read only where the attack ranks the
 configurations reproducibly (its :func:`reliability`, how two bootstrap draws of its values

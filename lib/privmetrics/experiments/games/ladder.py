@@ -1,6 +1,6 @@
 """The attacks' power, measured on the leakage ladder: how much known leakage each attack sees.
 
-The games (:mod:`.games`) play the ladder's releases (:mod:`privmetrics.synthesisers.planted`:
+The games (:mod:`privmetrics.experiments.games.play`) play the ladder's releases (:mod:`privmetrics.synthesisers.planted`:
 fresh population rows with each training row planted with probability ``dose``, exactly or
 jittered) as controls beside the twelve configurations. :func:`power_curves` reads them into
 one row per (dataset, attack, target kind, jitter, dose): the attack's AUC with its 95% interval,
@@ -73,7 +73,7 @@ PERMUTATIONS = 2_000
 
 def power_curves(membership: pd.DataFrame, release: pd.DataFrame, draws: int = 200):
     """The module doc's table from the ladder's ``membership`` and ``release`` games (as
-    :func:`~.games.run_games` returns them with ``ladder=True``); ``draws``: the bootstrap's."""
+    :func:`~privmetrics.experiments.games.play.run_games` returns them with ``ladder=True``); ``draws``: the bootstrap's."""
     rows = []
     for attack, games, game in (("shadow", membership, "membership"),
                                 ("whole release", release, "release")):  # fmt: skip

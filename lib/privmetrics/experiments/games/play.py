@@ -128,7 +128,7 @@ def game_configurations(
     profile: Profile, techniques: tuple[str, ...] | None
 ) -> list[Configuration]:
     """The configurations the games play: the paper's twelve (or ``techniques``'), then the
-    profile's leakage ladder (:func:`~.grid.ladder_configurations`) when ``techniques`` is None
+    profile's leakage ladder (:func:`~privmetrics.experiments.grid.configurations.ladder_configurations`) when ``techniques`` is None
     or names ``"planted"``."""
     asked = techniques or profile.game_techniques
     paper = None if asked is None else tuple(t for t in asked if t != LADDER)
@@ -153,8 +153,8 @@ def run_games(
     """Play every configuration of the profile (module doc) that misses a game of either kind,
     longest first, and return the profile's ``game`` games (``"membership"`` or
     ``"attribute"``) of ``datasets``. With ``compute=False`` nothing is played: the missing
-    configurations are counted in a note, the table's ``attrs["missing"]`` (:func:`.store.missing_note`). ``client``: a
-    Dask client (:func:`.cluster.dask_client`) whose workers play the configurations instead of
+    configurations are counted in a note, the table's ``attrs["missing"]`` (:func:`privmetrics.experiments.grid.store.missing_note`). ``client``: a
+    Dask client (:func:`privmetrics.experiments.grid.cluster.dask_client`) whose workers play the configurations instead of
     joblib's; this process alone writes the store, as for the grid. The leakage ladder's games
     (:func:`game_configurations`) are played with the others and returned only with
     ``ladder=True`` (then alone): they are controls, which no metric's verdict reads."""
@@ -219,7 +219,7 @@ def run_games(
 
 
 def _missing_note(profile: Profile, stores: dict[str, GameStore], tasks: list[tuple]) -> str:
-    """:func:`.store.missing_note` for the configurations to play, each costed by its
+    """:func:`privmetrics.experiments.grid.store.missing_note` for the configurations to play, each costed by its
     technique's mean play time in the store (per game row, times its rows), with how many of
     them are stored but were played by other code of their synthesiser."""
     finished = pd.concat([s.games() for s in stores.values()], ignore_index=True)

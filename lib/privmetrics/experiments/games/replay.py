@@ -1,12 +1,12 @@
 """Do the shipped games regenerate? ``privmetrics verify-games`` for reviewers.
 
-The games of Experiment 3 (:mod:`.games`) are stored outcomes: per membership game, the
+The games of Experiment 3 (:mod:`privmetrics.experiments.games.play`) are stored outcomes: per membership game, the
 attacker's score and the truth for every evaluation release; per attribute-inference game,
 whether each release's guess and the baseline's guess were right. :func:`replay_games` draws a
 seeded sample of a store's games, round-robin over techniques within a time budget (the stored
-time of the play each game came from; :func:`~.verify.round_robin`), plays each such play again
+time of the play each game came from; :func:`~privmetrics.experiments.grid.verify.round_robin`), plays each such play again
 from scratch with the targets, settings and synthesiser parameters the store recorded for it,
-in the same worker pool the games are played in (:func:`~.workers.workers`), and compares the
+in the same worker pool the games are played in (:func:`~privmetrics.experiments.grid.workers.workers`), and compares the
 sampled games' outcomes value by value:
 
 * ``identical``: every value bit for bit;
@@ -14,7 +14,7 @@ sampled games' outcomes value by value:
   score summed in another order);
 * ``DIFFERENT``: anything else, including another number of releases.
 
-Beside the verdict, as for the grid's cells (:mod:`.verify`): whether the game was made by the
+Beside the verdict, as for the grid's cells (:mod:`privmetrics.experiments.grid.verify`): whether the game was made by the
 current code of its technique or by other code ("stale": a difference is then expected, and
 ``make reproduce`` or ``-p compute True`` plays it again).
 """

@@ -162,7 +162,7 @@ def grid_metrics(profile, metrics=None, technique: str | None = None) -> list[st
     kept as they are), else every registered measure and
     the definition variants whose tag the profile's ``grid_variants`` names (all when None), and
     the utility measures (:mod:`privmetrics.metrics.release_utility`) when it measures the utility
-    of ``technique``'s cells (:meth:`~.profiles.Profile.measures_utility`; of any, when None)."""
+    of ``technique``'s cells (:meth:`~privmetrics.experiments.profiles.Profile.measures_utility`; of any, when None)."""
     from privmetrics.metrics import select
     from privmetrics.metrics.release_utility import MEASURES
 

@@ -196,7 +196,7 @@ def run_grid(
     """Compute every missing cell of the profile's grid (the twelve configurations and PATE-GAN
     with the paper's profile), then the extra runs the SEM rule asks for. ``metrics`` as
     :func:`~privmetrics.metrics.select` reads it; by default the profile's
-    (:func:`.grid.grid_metrics`). ``refresh_stale``: also recompute, from a freshly generated table, every
+    (:func:`privmetrics.experiments.grid.configurations.grid_metrics`). ``refresh_stale``: also recompute, from a freshly generated table, every
     cell whose code fingerprint differs from the current code's. ``client``: a Dask client
     (:func:`.cluster.dask_client`) whose workers compute the cells instead of joblib's."""
     store = store or ResultsStore(results_path(profile))
@@ -392,7 +392,7 @@ def load_results(
     """The profile's results as edition ``way`` (:func:`.ways.edition`: ``"ours"``, ``"paper"``,
     ``"priveval"``) for ``metrics`` (as :func:`privmetrics.metrics.select` reads them) and the
     ``datasets`` of ``grid`` when given, as a tidy DataFrame; the DP synthesisers beyond the
-    paper's (:data:`.grid.EXTRA_TECHNIQUES`) only when ``extras``.
+    paper's (:data:`privmetrics.experiments.grid.configurations.EXTRA_TECHNIQUES`) only when ``extras``.
 
     A notebook never computes a grid in silence: with cells missing the table's
     ``attrs["missing"]`` says how many and about how long they would take

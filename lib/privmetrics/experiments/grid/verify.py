@@ -227,7 +227,7 @@ def _table_verdict(cell, record: dict) -> str:
 
 
 def format_report(report: pd.DataFrame, tolerance: float = TOLERANCE, what: str = "cells") -> str:
-    """The report (of ``what``: cells, or games from :mod:`.replay`) as a plain table with a
+    """The report (of ``what``: cells, or games from :mod:`privmetrics.experiments.games.replay`) as a plain table with a
     closing summary line."""
     shown = report.assign(
         **{

@@ -3,16 +3,16 @@
 Every cell of the grid holds our score of each metric *and* its variants (``MDCR@paper``,
 ``DCR@priveval``, see :mod:`privmetrics.metrics.variants`), and the grid holds our PATE-GAN *and*
 PATE-GAN with the paper's settings. An edition picks one reading and renames it to the plain
-names, so that every analysis of :mod:`.analysis` runs on it unchanged:
+names, so that every analysis of :mod:`privmetrics.experiments.paper.analysis` runs on it unchanged:
 
 * ``"ours"``: our (repaired) definitions and our PATE-GAN;
 * ``"paper"``: the paper's definitions where ours differ (``<metric>@paper``) and the paper's
   PATE-GAN settings: the paper's experiment as well as we can run it;
 * ``"priveval"``: PrivEval's definitions where they differ (``<metric>@priveval``), our PATE-GAN.
 
-Every edition leaves out the grid's control configurations (:data:`.grid.CONTROLS`, the Uniform
+Every edition leaves out the grid's control configurations (:data:`privmetrics.experiments.grid.configurations.CONTROLS`, the Uniform
 baseline) unless ``controls=True``, and the DP synthesisers the paper did not run
-(:data:`.grid.EXTRA_TECHNIQUES`) unless ``extras=True``: the paper's analyses know two baselines,
+(:data:`privmetrics.experiments.grid.configurations.EXTRA_TECHNIQUES`) unless ``extras=True``: the paper's analyses know two baselines,
 Real and Random, and four synthesisers.
 """
 

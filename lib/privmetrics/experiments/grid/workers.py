@@ -1,6 +1,6 @@
 """The runner's worker processes: a joblib (loky) pool whose workers end with the process that
 started them, and a way to stop them when writing their results fails. The grid
-(:mod:`.runner`), the games (:mod:`.games`) and their replay (:mod:`.replay`) share them."""
+(:mod:`.runner`), the games (:mod:`privmetrics.experiments.games.play`) and their replay (:mod:`privmetrics.experiments.games.replay`) share them."""
 
 from __future__ import annotations
 
