@@ -155,6 +155,10 @@ def test_the_reviewers_map_lists_every_paper_result_with_a_command_that_names_it
     assert "not timed here" in table  # exp12 has no step in this report
     valued = reviewer_map(get_profile("paper"), report, values={"Table 7": "7 of 21 agree"})
     assert "| 7 of 21 agree | 12 s |" in valued and "| a figure |" in valued
+    both = reviewer_map(get_profile("paper"), report, values={"Table 7": "agrees"},
+                        beside=("quick", {"Table 7": "differs"}))  # fmt: skip
+    assert "| on the `paper` store | on the `quick` store |" in both
+    assert "| agrees | differs | 12 s |" in both
     page = (built.parent / "book" / "sources.html").read_text()
     assert "Where each result comes from" in page and "Figure 5" in page
 
@@ -219,3 +223,60 @@ def test_the_check_sees_a_figure_wider_than_the_column():
 
     assert text_problems(page(13)) == ["1 figure(s) wider than 1000 px: [1300]"]
     assert text_problems(page(7.8)) == []
+
+
+def test_the_check_measures_what_overflows_the_column_at_1280_px(tmp_path, browser):
+    """Issue 63, item 6: a table or code block wider than the text column fails the check, a
+    captioned table in a scroll box of its own does not, and a toggle is opened first."""
+    wide = "<td>" + "x" * 400 + "</td>"
+    page = tmp_path / "page.html"
+    page.write_text(
+        "<html><body><main style='width:800px'><table><tr><td>fits</td></tr></table>"
+        f"<table id='out'><tr>{wide}</tr></table>"
+        f"<div style='overflow-x:auto'><table><tr>{wide}</tr></table></div>"
+        f"<div style='overflow-x:auto'><table><caption>Wide, captioned</caption><tr>{wide}</tr>"
+        "</table></div><pre style='overflow-x:auto'>short</pre>"
+        f"<pre style='overflow-x:auto'>{'y' * 400}</pre>"
+        f"<details><summary>Show</summary><table><tr>{wide}</tr></table></details>"
+        "</main></body></html>"
+    )
+    check = check_page(page, browser)
+    assert not check.ok
+    kinds = [(f.split()[0], "scroll box" in f) for f in check.layout]
+    # the wide table and the toggle's stick out; the uncaptioned scroll box and the long code
+    # line hide part of themselves; the fitting, captioned and short ones are fine
+    assert sorted(kinds) == [("pre", True), ("table", False), ("table", False), ("table", True)]
+    assert not list(tmp_path.glob(".layout-*")), "the probed copy is left behind"
+    page.write_text("<html><body><main style='width:800px'><table><tr><td>fits</td></tr></table>"
+                    "<pre style='white-space:pre-wrap'>" + "y " * 400 + "</pre></main></body></html>")  # fmt: skip
+    assert check_page(page, browser).layout == []
+
+
+def test_the_check_sees_stderr_and_the_checkout_path():
+    from privmetrics.compendium.book.bookcheck import text_problems
+    from privmetrics.paths import checkout_root
+
+    stderr = '<div class="output stderr highlight-myst-ansi notranslate"><pre>warn</pre></div>'
+    path = f"<p>see {checkout_root()}/results/quick.sqlite</p>"
+    assert text_problems(stderr + stderr) == ["2 stderr output(s)"]
+    assert text_problems(path) == [f"the checkout's path {checkout_root()} in the page"]
+    assert text_problems('<div class="output stream"><pre>ok</pre></div>') == []
+
+
+def test_the_layouts_record_is_found_whatever_attributes_the_theme_adds():
+    from privmetrics.compendium.book.bookcheck import _LAYOUT
+
+    for tag in ('<pre id="privmetrics-layout">', '<pre id="privmetrics-layout" tabindex="-1">'):
+        assert _LAYOUT.search(f"<body>{tag}[]</pre></body>").group(1) == "[]"
+
+
+def test_the_shipped_paper_timings_fill_every_time_cell_of_the_reviewers_map():
+    """Issue 63, item 4: a measured paper build's report ships, so no result reads "not timed"."""
+    from privmetrics.compendium.book.sources import reviewer_map
+    from privmetrics.compendium.book.timings import report_path
+
+    paper = get_profile("paper")
+    assert report_path(paper).exists(), "results/timings-paper.json is not shipped"
+    table = reviewer_map(paper)
+    assert "not timed here" not in table
+    assert table.count(" s |") >= len(table.splitlines()) - 2

@@ -27,15 +27,36 @@ def test_the_paper_stores_sentences_state_the_analysis_numbers():
         assert f"{explained} of the {differences} differences in Table {table[-1]}" in text
 
 
-def test_the_reviewers_map_values_are_the_comparisons():
+def test_the_reviewers_map_values_are_the_comparisons_verdicts(tmp_path, monkeypatch):
     from privmetrics.compendium.book.findings import result_values
+    from privmetrics.compendium.book.sources import RESULTS
 
     found = compare(get_profile("paper"))
-    values = result_values(found)
+    values = result_values(get_profile("paper"))
     same, of = found.agree["table8"]
-    assert values["Table 8"] == f"{same} of {of} metrics in the paper's class"
-    assert values["Tables 11, 12"].startswith(f"{len(found.kept)} kept (the paper: 7)")
-    assert result_values(None) == {}
+    assert values["Table 8"].endswith(
+        f"{same} of {of} metrics in the paper's class (share {same / of:.2f})"
+    )
+    assert f"Table 12: {len(found.kept)} kept" in values["Tables 11, 12"]
+    # issue 63: every paper result of the map has a verdict on the paper store
+    assert sorted(values) == sorted(r.item for r in RESULTS)
+    assert all(v.split(":")[0] in ("agrees", "partly", "differs") for v in values.values())
+    monkeypatch.setenv("PRIVMETRICS_RESULTS", str(tmp_path))  # no store there
+    assert result_values(get_profile("paper")) == {}
+
+
+def test_a_chapters_verdict_lines_name_each_result_for_both_stores():
+    from privmetrics.compendium.book.findings import verdict_lines
+
+    text = verdict_lines(get_profile("quick"), ["Figure 5", "Table 7"])
+    assert "On the shipped paper store (profile `paper`)" in text
+    paper_part = text.split("On the shipped paper store")[1]
+    assert re.search(
+        r"- \*\*Figure 5\*\* \(Experiment 1.1 on Texas[^)]*\): \*\*(agrees|partly|differs)\*\*",
+        paper_part,
+    )
+    assert "**Table 7**" in paper_part and "metrics in the paper's class" in paper_part
+    assert "*agrees* when at least 80%" in text
 
 
 def test_the_quick_edition_shows_the_paper_stores_numbers_too(tmp_path, monkeypatch):
@@ -141,3 +162,20 @@ def test_the_ladder_section_reads_the_shipped_paper_store_beside_the_quick_editi
     assert "The leakage ladder on texas" in shown[1].data
     alone = ladder_section(Chapter(get_profile("smoke"), ["texas"]))
     assert len(alone) == 1 and "plays no leakage ladder" in alone[0].data
+
+
+def test_the_introductions_headline_counts_the_verdicts_of_every_result():
+    from privmetrics.compendium.book.findings import headline, result_verdicts
+
+    profile = get_profile("paper")
+    text = headline(profile)
+    found = result_verdicts(profile)
+    counts = {
+        v: sum(a.verdict == v for k, a in found.items() if k != "Tables 7-12")
+        for v in ("agrees", "partly", "differs")
+    }
+    assert f"Of the paper's {sum(counts.values())} results" in text and sum(counts.values()) == 12
+    for verdict, n in counts.items():
+        if n:
+            assert re.search(rf"\b{n} (partly )?{verdict[:5]}", text), (verdict, n, text)
+    assert "Tables 7-12" not in text.split("(Figures 5-14, Tables 7-12)")[1]

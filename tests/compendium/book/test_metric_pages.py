@@ -88,3 +88,50 @@ def test_the_lesson_names_what_a_metric_cannot_tell_apart():
     )
     assert "above the copy" in lesson({"Real": 0.5, "Noisy": 0.9, "Unrelated": 0.1})
     assert lesson({"Real": 1.0, "Noisy": 0.6, "Unrelated": 0.2}).endswith("as it should.")
+
+
+def test_each_pages_exercise_has_its_answer_computed_and_only_in_the_full_edition():
+    """Issue 63, item 5: one hand calculation per metric page, its answer the metric's own."""
+    import re
+
+    from privmetrics.compendium.book.examples import five_row_example
+    from privmetrics.compendium.book.metric_pages import exercise
+    from privmetrics.compendium.book.reproduce import for_students
+    from privmetrics.geometry.pair import Pair
+    from privmetrics.metrics import REGISTRY
+
+    real, candidates, schema = five_row_example()
+    leaked = candidates["Noisy"].copy()
+    leaked.iloc[0] = real.iloc[0]
+    for name in ("DCR", "CommonRowsProportion"):
+        text = exercise(name)
+        before, after = map(
+            float, re.search(r": ([\d.]+) on the noisy copy, ([\d.]+) with", text).groups()
+        )
+        assert before == pytest.approx(
+            REGISTRY[name](Pair(real, candidates["Noisy"], schema)), abs=5e-4
+        )
+        assert after == pytest.approx(REGISTRY[name](Pair(real, leaked, schema)), abs=5e-4)
+        student = for_students(text)
+        assert (
+            "**Exercise.**" in student and "Answer" not in student and "noisy copy," not in student
+        )
+    # a leaked record is a copied row: CommonRowsProportion must rise
+    assert "The score rises" in exercise("CommonRowsProportion")
+
+
+def test_how_a_metric_fared_is_its_class_on_the_paper_store_beside_the_papers():
+    from privmetrics.compendium.book.metric_pages import fared_here
+    from privmetrics.experiments.grid.runner import load_results
+    from privmetrics.experiments.paper import analysis
+    from privmetrics.experiments.paper.published import paper_classes
+    from privmetrics.experiments.profiles import get_profile
+
+    boxes = fared_here()
+    summary = analysis.summarise(load_results(get_profile("paper"), progress=False))
+    t7 = analysis.table7(summary)
+    assert (
+        f"*{t7['DCR']}* on the paper store; the paper's Table 7: *{paper_classes('table7')['DCR']}*"
+        in boxes["DCR"]
+    )
+    assert "not one of the paper's 21" in boxes["ALC"] and "attacks chapter" in boxes["ALC"]

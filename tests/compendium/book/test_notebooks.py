@@ -64,6 +64,9 @@ def test_notebook_executes_and_shows_something(name, request, tmp_path, monkeypa
         o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])
     ]
     assert not [o for o in outputs if o.output_type == "error"], name
+    # issue 63: no stderr on a page (warnings are told in a line of words, chapter.WarningTally)
+    stderr = [o.text[:200] for o in outputs if o.output_type == "stream" and o.name == "stderr"]
+    assert stderr == [], f"{name}: {len(stderr)} stderr output(s): {stderr[:3]}"
     shown = [o for o in outputs if {"image/png", "text/html"} & set(o.get("data", {}))]
     assert shown, f"{name}: expected at least one figure or table"
     # what the book will show: no NaN table cell, no raw role, no doubled backticks (issue 31)

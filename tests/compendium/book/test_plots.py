@@ -83,3 +83,14 @@ def test_a_gradients_key_is_read_from_its_colour_map():
     assert plots.gradient_key("RdBu_r", "against", "tracks") == "blue: against; red: tracks"
     assert plots.gradient_key("RdYlGn_r", "low", "high") == "green: low; red: high"
     assert plots.colour_name((0.5, 0.5, 0.5)) == "grey"
+
+
+def test_a_markdown_pages_tables_get_their_caption_and_nothing_else_changes():
+    from privmetrics.compendium.book.plots import captioned_markdown
+
+    text = "Head line.\n\n| a | `b` |\n|---|---|\n| 1 | 2 |\n\nAfter, with | a pipe."
+    shown = captioned_markdown(text, "What it *holds*")
+    assert shown.startswith("Head line.\n") and shown.rstrip().endswith("After, with | a pipe.")
+    assert shown.count("<table><caption") == 1 and "What it <em>holds</em></caption>" in shown
+    assert "<th><code>b</code></th>" in shown and "|---|" not in shown
+    assert captioned_markdown("no table here", "x") == "no table here\n"

@@ -5,7 +5,8 @@ beside them. :func:`block` is the Markdown code block that the README shows (a t
 the README holds exactly this block) and that the book's introduction and "How to reproduce" page
 include from ``book/generated/commands.md`` (:func:`page`). The costs in :func:`costs` are never
 typed: they are read from the timing reports that ``make reproduce`` writes
-(``results/timings-<profile>.json``, git-ignored, so that a build leaves the checkout clean) and
+(``results/timings-<profile>.json``, git-ignored so that a build leaves the checkout clean,
+but for the paper edition's, which ships) and
 from the computing time recorded with every cell of the shipped paper store.
 """
 

@@ -1,8 +1,11 @@
 """Does the built book work offline, and does it read cleanly? Every page opened in headless
-Chromium with networking disabled: formulas must be typeset (MathJax, bundled by
-``sphinx-mathjax-offline``) and no page may request an external URL. The page's text (outside code
-listings and outputs) must show no raw markup: no Sphinx role such as ``:func:`` left unrendered,
-no doubled backticks, and no ``NaN`` in a table cell (:func:`text_problems`).
+Chromium with networking disabled, in a window :data:`WIDTH` pixels wide: formulas must be typeset
+(MathJax, bundled by ``sphinx-mathjax-offline``) and no page may request an external URL. The
+page's text (outside code listings and outputs) must show no raw markup: no Sphinx role such as
+``:func:`` left unrendered, no doubled backticks, and no ``NaN`` in a table cell; no cell may show
+stderr, and no page the checkout's path (:func:`text_problems`). Laid out, no table, code block,
+figure or formula may stick out of the text column, nor hide part of itself in a scroll box, but
+for a captioned table (:data:`LAYOUT_PROBE`).
 
 ``privmetrics check-book _build/html`` prints one line per page and exits 1 when a page fails. The browser's network log (``--log-net-log``) records every request; requests the page
 made carry its (opaque, ``null``) file origin as initiator, while the browser's own background
@@ -18,6 +21,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
+from html import unescape
 from pathlib import Path
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
@@ -52,6 +56,59 @@ _PNG = re.compile(r"data:image/png;base64,([A-Za-z0-9+/]{32})")
 _FULL_FLOAT = re.compile(r"(?<![\w.])\d+\.\d{10,}(?![\w.])")
 
 
+# a notebook cell's stderr as myst-nb renders it
+_STDERR = re.compile(r"""class=["'][^"']*\boutput stderr\b""")
+
+# the window the layout is measured in: a laptop's screen, as the issue's screenshots
+WIDTH = 1280
+# Run in the page once laid out (and its formulas typeset), every toggle opened (what a reader
+# opens must fit too): every table, code block, figure and display formula of the text column
+# that sticks out of the column, or that a scroll box (itself or an ancestor) cuts, but for a
+# table with a caption (a captioned scroll box is a table's way to be wide); elements of width 0
+# are not shown and are skipped. The findings go into the DOM as JSON, for --dump-dom to carry.
+LAYOUT_PROBE = r"""
+<script>
+function privmetricsLayout() {
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  var column = document.querySelector("article.bd-article") || document.querySelector("main")
+    || document.body;
+  var edge = column.getBoundingClientRect().right;
+  var found = [];
+  column.querySelectorAll("table, pre, img, svg, mjx-container[display='true']").forEach(
+    function (el) {
+      var r = el.getBoundingClientRect();
+      var name = el.tagName.toLowerCase();
+      if (r.width === 0 || el.id === "privmetrics-layout"
+          || (name === "svg" && el.parentElement.closest("svg"))) return;
+      var cut = null;
+      for (var a = el; a && a !== column; a = a.parentElement) {
+        if (/auto|scroll|hidden/.test(getComputedStyle(a).overflowX)
+            && a.scrollWidth > a.clientWidth + 1) { cut = a; break; }
+      }
+      var what = name + " '" + (el.textContent || el.getAttribute("alt") || "")
+        .replace(/\s+/g, " ").trim().slice(0, 50) + "'";
+      if (cut && !(name === "table" && el.querySelector("caption"))) {
+        found.push(what + " hides " + (cut.scrollWidth - cut.clientWidth) + " px in a scroll box");
+      } else if (!cut && r.right > edge + 1) {
+        found.push(what + " sticks " + Math.round(r.right - edge) + " px out of the column");
+      }
+    });
+  var out = document.getElementById("privmetrics-layout") || document.createElement("pre");
+  out.id = "privmetrics-layout";
+  out.textContent = JSON.stringify(found);
+  document.body.appendChild(out);
+}
+// measured once loaded and again once the formulas have had time to typeset
+window.addEventListener("load", function () {
+  privmetricsLayout(); setTimeout(privmetricsLayout, 3000);
+});
+</script>
+"""
+_LAYOUT = re.compile(
+    r'<pre id="privmetrics-layout"[^>]*>(.*?)</pre>', re.S
+)  # the theme adds attributes
+
+
 def _png_width(head: str) -> int:
     """The pixel width in a base64 PNG's first bytes (the IHDR chunk, bytes 16-20)."""
     import base64
@@ -64,7 +121,10 @@ def text_problems(source: str) -> list[str]:
     ``<code>``, scripts): unrendered Sphinx roles, doubled backticks, a Markdown table left as
     text, floats at full precision (``2.718281828459045``), figures wider than
     :data:`FIGURE_PIXELS`, and table cells reading NaN, None or <NA> (a missing value should read
-    as a word or a dash)."""
+    as a word or a dash); any stderr output of a cell, and the checkout's path anywhere (a
+    warning's file name, an absolute results path)."""
+    from privmetrics.paths import checkout_root
+
     text = _LISTINGS.sub(" ", source)
     found = [f"raw role {m}" for m in sorted(set(_ROLE.findall(text)))]
     if "``" in text:
@@ -82,6 +142,12 @@ def text_problems(source: str) -> list[str]:
         found.append(
             f"{len(cells)} table cell(s) reading {sorted(set(c.split('>')[1].split('<')[0].strip() for c in cells))}"
         )
+    stderr = len(_STDERR.findall(source))
+    if stderr:
+        found.append(f"{stderr} stderr output(s)")
+    root = checkout_root(required=False)
+    if root is not None and f"{root}/" in source:
+        found.append(f"the checkout's path {root} in the page")
     return found
 
 
@@ -98,10 +164,14 @@ class PageCheck:
     typeset: int  # MathJax containers in the rendered page
     external: list[str] = field(default_factory=list)
     markup: list[str] = field(default_factory=list)  # text_problems
+    layout: list[str] = field(default_factory=list)  # LAYOUT_PROBE's findings
 
     @property
     def ok(self) -> bool:
-        return not self.external and not self.markup and (self.typeset > 0 or not self.has_math)
+        return (
+            not self.external and not self.markup and not self.layout
+            and (self.typeset > 0 or not self.has_math)
+        )  # fmt: skip
 
     def problem(self) -> str:
         problems = []
@@ -109,17 +179,22 @@ class PageCheck:
             problems.append("formulas not typeset")
         if self.external:
             problems.append("requests " + ", ".join(sorted(set(self.external))))
-        problems += self.markup
+        problems += self.markup + self.layout
         return "; ".join(problems)
 
 
 def summary(checks: list[PageCheck]) -> str:
-    """One line over a book's checks: pages opened, pages with typeset formulas, pages failing."""
+    """One line over a book's checks: pages opened, pages with typeset formulas, elements that
+    overflow, stderr outputs, pages failing."""
     failed = sum(not c.ok for c in checks)
     typeset = sum(c.typeset > 0 for c in checks)
+    overflowing = sum(len(c.layout) for c in checks)
+    stderr = sum(
+        int(p.split()[0]) for c in checks for p in c.markup if p.endswith("stderr output(s)")
+    )
     return (
-        f"{len(checks)} pages opened with networking cut, {typeset} with typeset formulas, "
-        f"{failed} failing"
+        f"{len(checks)} pages opened with networking cut at {WIDTH} px, {typeset} with typeset "
+        f"formulas, {overflowing} overflowing elements, {stderr} stderr outputs, {failed} failing"
     )
 
 
@@ -169,7 +244,9 @@ def check_page(
     budget_ms: int = 10_000,
     offline: list[str] | None = None,
 ) -> PageCheck:
-    """Open ``html`` offline in headless Chromium; report typeset formulas and external requests."""
+    """Open ``html`` offline in headless Chromium, :data:`WIDTH` px wide; report typeset formulas,
+    external requests, raw markup and what overflows. The page is opened as a copy beside it (so
+    its relative links hold) with :data:`LAYOUT_PROBE` added, removed afterwards."""
     browser = browser or find_browser()
     if browser is None:
         raise FileNotFoundError(
@@ -177,6 +254,26 @@ def check_page(
         )
     source = html.read_text(errors="replace")
     has_math = bool(_MATH.search(source))
+    probed = html.with_name(f".layout-{html.name}")
+    closing = source.lower().rfind("</body>")
+    closing = len(source) if closing < 0 else closing
+    probed.write_text(source[:closing] + LAYOUT_PROBE + source[closing:])
+    try:
+        done, external = _open(probed, browser, budget_ms, offline)
+    finally:
+        probed.unlink(missing_ok=True)
+    found = _LAYOUT.search(done.stdout)
+    if found:
+        layout = json.loads(unescape(found.group(1)))
+    else:  # a page without a body (the index's redirect) has no layout to measure
+        layout = ["the layout was not measured"] if "<body" in source.lower() else []
+    typeset = _LAYOUT.sub("", done.stdout).count("<mjx-container")
+    return PageCheck(str(html), has_math, typeset, external, text_problems(source), layout)
+
+
+def _open(html: Path, browser: str, budget_ms: int, offline: list[str] | None):
+    """``html`` in the browser, offline: (the finished process with the dumped DOM, the external
+    URLs the page requested)."""
     with tempfile.TemporaryDirectory() as scratch:
         netlog = Path(scratch) / "net.json"
         command = [
@@ -186,21 +283,23 @@ def check_page(
             f"--user-data-dir={scratch}/profile",
             f"--log-net-log={netlog}",
             f"--virtual-time-budget={budget_ms}",
+            f"--window-size={WIDTH},900",
             "--dump-dom",
             html.resolve().as_uri(),
         ]
         done = subprocess.run(command, capture_output=True, text=True, timeout=120)
         if done.returncode != 0 or not netlog.exists():
             raise RuntimeError(f"{browser} failed on {html}: {done.stderr.strip()[-500:]}")
-        external = _page_requests(netlog)
-    return PageCheck(str(html), has_math, done.stdout.count("<mjx-container"), external,
-                     text_problems(source))  # fmt: skip
+        return done, _page_requests(netlog)
 
 
 def check_book(html_dir: Path, browser: str | None = None) -> list[PageCheck]:
     """Every HTML page of a built book (search and index pages included), in path order."""
     html_dir = Path(html_dir)
-    pages = sorted(p for p in html_dir.rglob("*.html") if "_static" not in p.parts)
+    pages = sorted(
+        p for p in html_dir.rglob("*.html")
+        if "_static" not in p.parts and not p.name.startswith(".layout-")
+    )  # fmt: skip
     if not pages:
         raise FileNotFoundError(f"no HTML pages under {html_dir}: build the book first")
     browser = browser or find_browser()

@@ -12,6 +12,8 @@ again.
 
 from __future__ import annotations
 
+import warnings
+from collections import Counter
 from dataclasses import dataclass
 
 import pandas as pd
@@ -22,6 +24,7 @@ from privmetrics.experiments.grid.configurations import Configuration
 from privmetrics.experiments.grid.runner import Cell, generated_table, load_results, results_path
 from privmetrics.experiments.grid.store import ResultsStore
 from privmetrics.experiments.profiles import Profile, get_profile
+from privmetrics.paths import checkout_root
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,16 @@ class Chapter:
 
     def store(self) -> ResultsStore:
         return ResultsStore(results_path(self.profile))
+
+    def stores(self) -> dict[str, ResultsStore]:
+        """This profile's results store by profile name, and the shipped paper store's beside it
+        for a book that states the paper store's findings too (:attr:`Profile.beside_paper`)."""
+        out = {self.profile.name: self.store()}
+        if self.profile.beside_paper and self.profile.name != "paper":
+            paper = results_path(get_profile("paper"))
+            if paper.exists():
+                out["paper"] = ResultsStore(paper)
+        return out
 
     def games(self, game: str = "membership") -> pd.DataFrame:
         """The profile's ``game`` games of :attr:`datasets` (played first with ``compute``)."""
@@ -112,6 +125,7 @@ def setup(
     no cell of its datasets: it says so and what to run (:func:`end_here`), rather than stopping
     later on a KeyError. Make this call the last line of its cell: the cell still finishes."""
     settings = get_profile(profile)
+    tell_warnings_plainly()
     chapter = Chapter(settings, [dataset] if dataset else list(settings.datasets), compute)
     if reads_grid and not compute:
         stored = {cell[0] for cell in chapter.store().done()}
@@ -151,3 +165,62 @@ def shown(table: pd.DataFrame) -> pd.DataFrame:
     if table.attrs.get("missing"):
         print(table.attrs["missing"])
     return table
+
+
+class WarningTally:
+    """The warnings of one notebook cell, counted by kind and told after the cell in one line of
+    plain words (:func:`warning_line`) instead of a block of stderr with the checkout's paths.
+
+    Installed by :func:`tell_warnings_plainly`: ``collect`` stands in for
+    :func:`warnings.showwarning` and ``report`` runs after each cell (IPython's
+    ``post_run_cell`` event)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+
+    def collect(self, message, category, filename, lineno, file=None, line=None) -> None:
+        self.counts[warning_words(category, message)] += 1
+
+    def report(self, result=None) -> None:
+        if self.counts:
+            print(warning_line(self.counts))
+            self.counts.clear()
+
+
+def warning_words(category: type[Warning], message) -> str:
+    """A warning in plain words: the library's own warning classes say what happened in their
+    docstring's first line; any other warning by its message's first line (never a path)."""
+    if category.__module__.startswith("privmetrics") and category.__doc__:
+        words = category.__doc__.strip().splitlines()[0]
+    else:
+        words = (
+            str(message).strip().splitlines()[0][:160]
+            if str(message).strip()
+            else category.__name__
+        )
+    words = words.replace(f"{checkout_root()}/", "").rstrip(".")
+    acronym = words[1:2].isupper()  # "PATE-GAN's budget ..." keeps its capitals
+    return words if acronym else words[0].lower() + words[1:]
+
+
+def warning_line(counts: Counter) -> str:
+    """One sentence for a cell's warnings, ``{words: count}`` (:func:`warning_words`), most
+    frequent first."""
+    said = [f"{words} ({n} time{'s' if n > 1 else ''})" for words, n in counts.most_common()]
+    return "Note: while computing this, " + "; ".join(said) + "."
+
+
+def tell_warnings_plainly() -> WarningTally | None:
+    """In a notebook kernel, route every warning to a :class:`WarningTally` told after each cell
+    (once per kernel; nothing outside IPython). Issue 63: a book page shows no stderr."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is None:
+        return None
+    tally = getattr(shell, "_privmetrics_warnings", None)
+    if tally is None:
+        tally = shell._privmetrics_warnings = WarningTally()
+        shell.events.register("post_run_cell", tally.report)
+    warnings.showwarning = tally.collect
+    return tally

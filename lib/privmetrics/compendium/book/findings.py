@@ -20,6 +20,7 @@ from privmetrics.experiments.grid.store import ResultsStore
 from privmetrics.experiments.grid.ways import edition
 from privmetrics.experiments.paper import analysis
 from privmetrics.experiments.paper import published as paper
+from privmetrics.experiments.paper.agreement import AGREES, PARTLY, VERDICTS, Agreement, agreements
 from privmetrics.experiments.profiles import Profile, get_profile
 from privmetrics.metrics import select
 
@@ -50,19 +51,31 @@ class Comparison:
         return int(self.causes.cause.str.contains(paper.RANDOM_BASELINE, regex=False).sum())
 
 
-def compare(profile: Profile) -> Comparison | None:
-    """The headline of ``profile``'s store (None when it holds no result)."""
+def paper_summary(
+    profile: Profile, datasets: list[str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """(raw results, :func:`analysis.summarise` of the paper's 21 metrics in our edition) of
+    ``profile``'s store for ``datasets`` (default: the profile's); None when it holds none."""
     store_path = results_path(profile)
     if not store_path.exists():
         return None
-    store = ResultsStore(store_path)
-    raw = store.results()
-    raw = raw[raw.dataset.isin(profile.datasets)]
+    raw = ResultsStore(store_path).results()
+    raw = raw[raw.dataset.isin(datasets or profile.datasets)]
     if raw.empty:
         return None
     names = [m.name for m in select("paper")]
     ours = edition(raw, "ours")  # as load_results reads the store, without reading it again
-    summary = analysis.summarise(ours[ours.metric.isin(names)].reset_index(drop=True))
+    return raw, analysis.summarise(ours[ours.metric.isin(names)].reset_index(drop=True))
+
+
+def compare(profile: Profile) -> Comparison | None:
+    """The headline of ``profile``'s store (None when it holds no result)."""
+    read = paper_summary(profile)
+    if read is None:
+        return None
+    raw, summary = read
+    names = [m.name for m in select("paper")]
+    store = ResultsStore(results_path(profile))
     t7, t8 = analysis.table7(summary), analysis.table8(summary)
     agree = {}
     for table, ours in (("table7", t7), ("table8", t8)):
@@ -139,24 +152,72 @@ def sentences(found: Comparison, lead: str | None = None) -> str:
     return " ".join(out)
 
 
-def result_values(found: Comparison | None) -> dict[str, str]:
-    """What each of the paper's tables comes to on one store, keyed as the reviewer's map
+def result_verdicts(profile: Profile, datasets: list[str] | None = None) -> dict[str, Agreement]:
+    """Each paper result's verdict on ``profile``'s store
+    (:func:`privmetrics.experiments.paper.agreement.agreements`), keyed as the reviewer's map
     (:data:`privmetrics.compendium.book.sources.RESULTS`) names them; empty without results."""
-    if found is None:
-        return {}
-    out = {}
-    for table, item in (("table7", "Table 7"), ("table8", "Table 8")):
-        same, of = found.agree[table]
-        out[item] = f"{same} of {of} metrics in the paper's class"
-    for table, item in (("table9", "Table 9"), ("table10", "Table 10")):
-        if table in found.adjusted_rand:
-            out[item] = f"adjusted Rand index {found.adjusted_rand[table]:.2f} against the paper's"
-    out["Tables 11, 12"] = (
-        f"{len(found.kept)} kept (the paper: {PAPER_KEEPS}); {found.in_both} of the paper's "
-        f"{PAPER_KEEPS} among them"
+    read = paper_summary(profile, datasets)
+    return {} if read is None else agreements(read[1])
+
+
+def result_values(profile: Profile) -> dict[str, str]:
+    """The reviewer's map's column for ``profile``'s store: each result's verdict line."""
+    return {item: found.line() for item, found in result_verdicts(profile).items()}
+
+
+def verdict_lines(profile: Profile, items: list[str], datasets: list[str] | None = None) -> str:
+    """The block that opens an experiment chapter: for each of the paper's ``items`` (as
+    :data:`~privmetrics.compendium.book.sources.RESULTS` names them), whether ``profile``'s store
+    agrees, partly agrees or differs, with what was measured; the shipped paper store's beside
+    it when ``profile`` states it (:attr:`Profile.beside_paper`)."""
+    from privmetrics.compendium.book.sources import RESULTS
+
+    what = {r.item: r.what for r in RESULTS}
+    blocks = []
+    for shown in _shown(profile):
+        found = result_verdicts(shown, datasets)
+        lead = (
+            f"On the shipped paper store (profile `{shown.name}`)" if shown is not profile
+            else f"On this edition's store (profile `{shown.name}`)"
+        )  # fmt: skip
+        lines = [
+            f"- **{item}** ({what.get(item, item)}): **{found[item].verdict}**: "
+            f"{found[item].measured} (share {found[item].share:.2f})"
+            for item in items if item in found
+        ]  # fmt: skip
+        blocks.append(f"{lead}:\n\n" + ("\n".join(lines) if lines else "- no result stored yet"))
+    rule = (
+        f"A result *agrees* when at least {AGREES:.0%} of what can be matched matches, *partly* from "
+        f"{PARTLY:.0%}, and *differs* below (the measures: `privmetrics.experiments.paper.agreement`)."
     )
-    out["Tables 7-12"] = "the rows above, each set beside the paper's"
-    return out
+    return "\n\n".join(blocks + [rule])
+
+
+def headline(profile: Profile) -> str:
+    """The introduction's opening finding: how many of the paper's results each shown store
+    (:func:`_shown`) agrees with, partly agrees with and differs from, naming them."""
+    from privmetrics.compendium.book.sources import RESULTS
+
+    items = [r.item for r in RESULTS if r.item != "Tables 7-12"]
+    out = []
+    for shown in _shown(profile):
+        found = result_verdicts(shown)
+        if not found:
+            out.append(f"Profile `{shown.name}` has no results stored yet.")
+            continue
+        by = {v: [i for i in items if i in found and found[i].verdict == v] for v in VERDICTS}
+        plural = {"agrees": "agree", "partly": "partly agree", "differs": "differ"}
+        counted = " ".join(
+            f"{len(by[v])} {v if len(by[v]) == 1 else plural[v]}"
+            f"{' agrees' if v == 'partly' and len(by[v]) == 1 else ''}: {'; '.join(by[v])}."
+            for v in VERDICTS if by[v]
+        )  # fmt: skip
+        where = "the shipped paper store" if shown is not profile else f"profile `{shown.name}`"
+        out.append(
+            f"Of the paper's {sum(len(n) for n in by.values())} results (Figures 5-14, Tables "
+            f"7-12), on {where}: {counted}"
+        )
+    return " ".join(out)
 
 
 def _shown(profile: Profile) -> list[Profile]:

@@ -5,8 +5,9 @@ Each page holds: the algorithm number and category, the formula typeset for Math
 (``resources/catalogue/formulas.yml``), the plain reading (``readings.yml``), the direction with
 the scores of a copy and of an unrelated table, the parameters in plain words, a worked
 calculation on the five-row example (:func:`privmetrics.compendium.book.examples.five_row_example`)
-that shows the metric's own intermediate quantities, its errata and its definition variants, and
-the docstring as implementation notes.
+that shows the metric's own intermediate quantities, an exercise on it with its computed answer
+(full edition), how the metric fared on the shipped paper store (:func:`fared_here`), its errata
+and its definition variants, and the docstring as implementation notes.
 
 The intermediate quantities are the metric's own, not a re-derivation: every nearest-neighbour
 search that the metric runs on the :class:`~privmetrics.geometry.pair.Pair` is cached there, and
@@ -240,8 +241,9 @@ def typeset(formula: str) -> str:
     return "\\begin{gathered}\n" + " \\\\\n".join(lines) + "\n\\end{gathered}"
 
 
-def page(name: str, position: int) -> str:
-    """The page of metric ``name`` (module doc); ``position`` numbers it in the catalogue."""
+def page(name: str, position: int, fared: dict[str, str] | None = None) -> str:
+    """The page of metric ``name`` (module doc); ``position`` numbers it in the catalogue;
+    ``fared``: each metric's "How it fared here" box (:func:`fared_here`)."""
     spec = REGISTRY[name]
     entry = formulas()[name]
     origin = (f"Algorithm {spec.algorithm} of the paper" if spec.paper
@@ -280,6 +282,8 @@ def page(name: str, position: int) -> str:
         "None."
     ]
     lines += ["", "## A worked calculation on five rows", "", worked(name), ""]
+    lines += ["## Exercise", "", exercise(name), ""]
+    lines += ["## How it fared here", "", (fared or {}).get(name, NOT_FARED), ""]
     found = _errata_for(name)
     lines += [
         "## Errata resolved",
@@ -327,11 +331,17 @@ def catalogue_table(link_prefix: str = "metric/") -> str:
 
 
 def catalogue_html(link_prefix: str = "metric/") -> str:
-    """:func:`catalogue_table` as an HTML table, for a notebook's output: myst-nb reads a Markdown
-    output as CommonMark, which has no tables."""
+    """:func:`catalogue_table` as an HTML table with its caption, for a notebook's output: myst-nb
+    reads a Markdown output as CommonMark, which has no tables."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").enable("table").render(catalogue_table(link_prefix))
+    html = MarkdownIt("commonmark").enable("table").render(catalogue_table(link_prefix))
+    caption = (
+        '<caption style="caption-side:top;text-align:left">Every metric of the library: its '
+        "algorithm, attack category, type, inputs and parameters; each name links to its page."
+        "</caption>"
+    )
+    return html.replace("<table>", "<table>" + caption, 1)
 
 
 def replace_pages(folder, pages) -> list:
@@ -352,7 +362,71 @@ def replace_pages(folder, pages) -> list:
 
 
 def write_pages(folder) -> list:
-    """Every metric's page into ``folder`` (numbered in registry order, so a glob keeps it)."""
+    """Every metric's page into ``folder`` (numbered in registry order, so a glob keeps it), each
+    with how it fared on the shipped paper store."""
+    boxes = fared_here()
     # the position, as page_name numbers it
-    return replace_pages(folder, ((page_name(name), page(name, i))
+    return replace_pages(folder, ((page_name(name), page(name, i, boxes))
                                   for i, name in enumerate(REGISTRY, start=1)))  # fmt: skip
+
+
+def exercise(name: str) -> str:
+    """One hand calculation on the worked example: the noisy table's first row replaced by a copy
+    of the real table's first row; the answer computed by the metric itself (full edition)."""
+    spec = REGISTRY[name]
+    real, candidates, schema = five_row_example()
+    noisy = candidates["Noisy"]
+    leaked = noisy.copy()
+    leaked.iloc[0] = real.iloc[0]
+    before, after = spec(Pair(real, noisy, schema)), spec(Pair(real, leaked, schema))
+    moved = (
+        "rises" if after > before + 1e-9 else "falls" if after < before - 1e-9 else "does not move"
+    )
+    return (
+        "**Exercise.** In the worked calculation above, replace row 0 of the synthetic table $Z$ "
+        "with an exact copy of row 0 of the real table $Y$ (one leaked record). Predict whether "
+        "the score rises, and recompute it with the steps above.\n\n"
+        "<!-- full edition -->\n"
+        "```{dropdown} Answer\n"
+        f"The score {moved}: {before:.3f} on the noisy copy, {after:.3f} with row 0 leaked "
+        f"(computed by `{name}` itself on the two tables).\n"
+        "```\n"
+        "<!-- end full edition -->"
+    )
+
+
+NOT_FARED = "*(Computed from the shipped paper store when the book is built.)*"
+
+
+def fared_here() -> dict[str, str]:
+    """Per metric, how it fared on the shipped paper store: its class in Experiments 1.1 and 1.2
+    by our rules (:func:`privmetrics.experiments.paper.analysis.table7`, ``table8``) beside the
+    paper's Tables 7 and 8. Empty when the store is absent."""
+    from privmetrics.experiments.grid.runner import load_results, results_path
+    from privmetrics.experiments.paper import analysis
+    from privmetrics.experiments.paper.published import paper_classes
+    from privmetrics.experiments.profiles import get_profile
+
+    profile = get_profile("paper")
+    if not results_path(profile).exists():
+        return {}
+    summary = analysis.summarise(load_results(profile, progress=False))
+    ours = {"Table 7": analysis.table7(summary), "Table 8": analysis.table8(summary)}
+    theirs = {"Table 7": paper_classes("table7"), "Table 8": paper_classes("table8")}
+    what = {"Table 7": "Experiment 1.1 (does it order the techniques?)",
+            "Table 8": "Experiment 1.2 (does it rise with epsilon?)"}  # fmt: skip
+    out = {}
+    for name in REGISTRY:
+        lines = []
+        for table, classes in ours.items():
+            if name not in classes.index:
+                continue
+            paper = theirs[table].get(name)
+            beside = (f"the paper's {table}: *{paper}*" + (", the same" if paper == classes[name]
+                      else "") if paper else "not one of the paper's 21")  # fmt: skip
+            lines.append(f"- {what[table]}: *{classes[name]}* on the paper store; {beside}.")
+        if lines:
+            lines.append("- Experiment 3 (does it predict a real attack?): its verdict per dataset "
+                         "and kind of target is in the attacks chapter's table.")  # fmt: skip
+        out[name] = "\n".join(lines) if lines else NOT_FARED
+    return out

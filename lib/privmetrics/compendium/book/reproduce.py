@@ -200,6 +200,7 @@ def stage_unexecuted(target: Path) -> Path:
     write_verify_page(generated)
     write_generated_pages(generated)
     (generated / "findings.md").write_text(NO_FINDINGS)
+    (generated / "headline.md").write_text(NO_FINDINGS)
     return target
 
 
@@ -298,7 +299,7 @@ def make_book(
             TimingReport.load(json_path).to_markdown() if json_path.exists() else NO_REPORT
         )
     write_verify_page()
-    write_generated_pages()
+    write_generated_pages(profile=profile)
     write_findings_page(profile)
     if edition == "student":
         staged = stage_student(checkout_root() / "_build" / "student-sources")
@@ -325,10 +326,11 @@ def verify_record(what: str = "cells") -> Path:
     return checkout_root() / "results" / f"{command_of(what)}-paper.json"
 
 
-def write_generated_pages(generated: Path | None = None) -> None:
-    """The pages written from the library rather than run as notebooks: the reviewer's map, one
-    page per metric and per anonymisation criterion, and the commands with their costs (both editions and the offline test)."""
-    write_sources_page(generated)
+def write_generated_pages(generated: Path | None = None, profile: Profile | None = None) -> None:
+    """The pages written from the library rather than run as notebooks: the reviewer's map (with
+    ``profile``'s store beside the paper store's), one page per metric and per anonymisation
+    criterion, and the commands with their costs (both editions and the offline test)."""
+    write_sources_page(generated, profile)
     write_metric_pages(generated)
     write_criteria_pages(generated)
     write_commands_page(generated)
@@ -342,12 +344,14 @@ NO_FINDINGS = "*(The findings are computed from the results stores when the book
 
 
 def write_findings_page(profile: Profile, generated: Path | None = None) -> None:
-    """What we found (:mod:`privmetrics.compendium.book.findings`), which the Discussion includes."""
-    from privmetrics.compendium.book.findings import what_we_found
+    """What we found (:mod:`privmetrics.compendium.book.findings`), which the Discussion includes,
+    and the headline the introduction opens with."""
+    from privmetrics.compendium.book.findings import headline, what_we_found
 
     generated = generated or checkout_root() / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
     (generated / "findings.md").write_text(what_we_found(profile) + "\n")
+    (generated / "headline.md").write_text(headline(profile) + "\n")
 
 
 def write_commands_page(generated: Path | None = None) -> None:
@@ -375,15 +379,26 @@ def write_criteria_pages(generated: Path | None = None) -> None:
     write_pages((generated or checkout_root() / "book" / "generated") / "criteria")
 
 
-def write_sources_page(generated: Path | None = None) -> None:
-    """The reviewer's map (:func:`privmetrics.compendium.book.sources.reviewer_map`) for the book."""
-    from privmetrics.compendium.book.findings import compare, result_values
+def write_sources_page(generated: Path | None = None, profile: Profile | None = None) -> None:
+    """The reviewer's map (:func:`privmetrics.compendium.book.sources.reviewer_map`) for the book:
+    each result's verdict on the shipped paper store and, for another ``profile``'s edition, on
+    that profile's store beside it."""
+    from privmetrics.compendium.book.findings import result_values
+    from privmetrics.compendium.book.plots import captioned_markdown
     from privmetrics.compendium.book.sources import reviewer_map
 
     generated = generated or checkout_root() / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
     paper = get_profile("paper")
-    (generated / "sources.md").write_text(reviewer_map(paper, values=result_values(compare(paper))))
+    beside = None
+    if profile is not None and profile.name != paper.name:
+        beside = (profile.name, result_values(profile))
+    page = reviewer_map(paper, values=result_values(paper), beside=beside)
+    caption = (
+        "Each of the paper's results: what it shows, the notebook and command that make it, its "
+        "verdict against the paper on each store, and the notebook's time in the last timed build."
+    )
+    (generated / "sources.md").write_text(captioned_markdown(page, caption))
 
 
 def write_verify_page(generated: Path | None = None) -> None:
@@ -396,8 +411,17 @@ def write_verify_page(generated: Path | None = None) -> None:
 
     generated = generated or checkout_root() / "book" / "generated"
     generated.mkdir(parents=True, exist_ok=True)
+    from privmetrics.compendium.book.plots import captioned_markdown
+
+    captions = {
+        "cells": "Each regenerated cell: its scores identical, within tolerance or different, the "
+        "largest difference and the seconds it took.",
+        "games": "Each replayed game: its target values identical or not, the largest difference "
+        "and the seconds it took.",
+    }
     for what in VERIFIED:
-        (generated / f"{command_of(what)}.md").write_text(to_markdown(verify_record(what), what))
+        page = captioned_markdown(to_markdown(verify_record(what), what), captions[what])
+        (generated / f"{command_of(what)}.md").write_text(page)
     shipped = checkout_root() / "results" / "paper.sqlite"
     (generated / "provenance.md").write_text(provenance_markdown(shipped, get_profile("paper")))
     from privmetrics.compendium.benchmarks.bench_scale import record_path, scale_markdown

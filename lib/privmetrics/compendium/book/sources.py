@@ -70,24 +70,34 @@ def notebook_seconds(report: Path) -> dict[str, float]:
 
 
 def reviewer_map(
-    profile: Profile, report: Path | None = None, values: dict[str, str] | None = None
+    profile: Profile,
+    report: Path | None = None,
+    values: dict[str, str] | None = None,
+    beside: tuple[str, dict[str, str]] | None = None,
 ) -> str:
     """The page's table, in Markdown: each result, its notebook and command, what it gives on
-    ``profile``'s store (``values`` by item, e.g. :func:`privmetrics.compendium.book.findings.result_values`;
-    "a figure" for a figure) and the notebook's time in the timing report."""
+    ``profile``'s store (``values`` by item: its verdict line,
+    :func:`privmetrics.compendium.book.findings.result_values`), on a second store when
+    ``beside`` = (that profile's name, its values) is given (the edition's own), and the
+    notebook's time in the timing report."""
     report = report or report_path(profile)
     seconds = notebook_seconds(report)
     values = values or {}
+    stores = [(profile.name, values), *([beside] if beside else [])]
+    heads = " | ".join(f"on the `{name}` store" for name, _ in stores)
     rows = [
-        f"| paper | what | notebook | command | on the `{profile.name}` store | notebook time |",
-        "|---|---|---|---|---|---|",
+        f"| paper | what | notebook | command | {heads} | notebook time |",
+        "|---|---|---|---|" + "---|" * len(stores) + "---|",
     ]
     for result in RESULTS:
         took = seconds.get(result.notebook)
         took = f"{took:.0f} s" if took is not None else f"not timed here (no `{report.name}`)"
-        value = values.get(result.item, "a figure" if result.item.startswith("Fig") else "-")
+        cells = " | ".join(
+            found.get(result.item, "a figure" if result.item.startswith("Fig") else "-")
+            for _, found in stores
+        )
         rows.append(
             f"| {result.item} | {result.what} | `notebooks/{result.notebook}.ipynb` | "
-            f"`{command(result, profile.name)}` | {value} | {took} |"
+            f"`{command(result, profile.name)}` | {cells} | {took} |"
         )
     return "\n".join(rows) + "\n"

@@ -67,7 +67,8 @@ def machine_line() -> str:
 
 def report_path(profile: Profile) -> Path:
     """Where ``make reproduce`` keeps the profile's timing report: ``timings-<profile>.json``
-    beside its results store (git-ignored)."""
+    beside its results store (git-ignored, but for the paper edition's, which ships so that the
+    reviewer's map has a time for every result)."""
     from privmetrics.experiments.grid.runner import results_path
 
     return results_path(profile).with_name(f"timings-{profile.name}.json")

@@ -345,6 +345,22 @@ def _privbayes_rising(summary, dataset):
     return int(at_least(checks[checks.dataset == dataset].rho, 0.8).sum())
 
 
+def _privbayes_between(summary, dataset):
+    """Metrics whose PrivBayes mean at every epsilon lies between Random's and Real's (as
+    printed, to the heatmaps' digits; the ends included)."""
+    from privmetrics.experiments.paper.analysis import epsilon_curve
+    from privmetrics.experiments.paper.figures import DIGITS
+
+    curve = epsilon_curve(summary, dataset).round({"mean": DIGITS})
+    count = 0
+    for _, part in curve.groupby("metric"):
+        ends = part.set_index("config")["mean"]
+        low, high = sorted((ends["Random"], ends["Real"]))
+        inner = part[~part.config.isin(["Random", "Real"])]["mean"]
+        count += bool(((inner >= low) & (inner <= high)).all())
+    return count
+
+
 def _pategan_rising(summary, dataset):
     from privmetrics.experiments.grid.configurations import EPSILONS
 
@@ -359,6 +375,7 @@ STATEMENT_MEASURES = {
     "adequate_table7": _adequate(7),
     "adequate_table8": _adequate(8),
     "privbayes_rising": _privbayes_rising,
+    "privbayes_between": _privbayes_between,
     "pategan_rising": _pategan_rising,
 }
 
