@@ -693,3 +693,57 @@ def test_a_second_release_of_one_real_table_reuses_the_references_and_reads_as_i
     assert len(built) == 4 and more.set_index("metric").loc["NNAA", "Real"] == pytest.approx(
         get_metric("NNAA")(Pair(real, real.copy(), schema, seed=1)), abs=1e-12
     )
+
+
+def test_each_level_ends_with_the_next_step_with_and_without_a_holdout():
+    """Issue 62, item 8: do not publish, publish, or audit with a holdout first."""
+    from privmetrics.audit.verdict import LEVELS, NEXT_STEPS
+
+    assert {k[0] for k in NEXT_STEPS} == set(LEVELS) and len(NEXT_STEPS) == 2 * len(LEVELS)
+    high = decide(verdict_table([0.9, 0.8, 0.1]))
+    assert high.next_step.startswith("Do not publish") and high.lines()[-1].startswith("Next step:")
+    low = decide(verdict_table([0.1, 0.05]), anchor="holdout")
+    assert low.level == "low risk" and low.next_step.startswith("Publish")
+    unguarded = decide(verdict_table([0.1, 0.05]))
+    assert unguarded.level == "low risk" and "Audit with a holdout" in unguarded.next_step
+    some = decide(verdict_table([0.5, 0.1, 0.2]))
+    assert some.level == "some risk" and "holdout first" in some.next_step
+    assert "holdout" in decide(verdict_table([0.5]).drop(columns="position")).next_step
+
+
+def test_the_chart_holds_every_bar_and_whisker_on_its_axis():
+    import matplotlib.pyplot as plt
+
+    from privmetrics.audit.report import chart_figure
+
+    table = verdict_table([1.4, -0.3, 0.5], lows=[1.2, -0.5, 0.4]).assign(
+        **{"position high": [1.6, -0.1, 0.6]}
+    )
+    fig = chart_figure(table, "holdout")
+    left, right = fig.axes[0].get_xlim()
+    plt.close(fig)
+    assert left <= -0.5 and right >= 1.6 + 0.15  # the whiskers and the label beside the longest
+    labels = [t.get_text() for t in fig.axes[0].texts]
+    assert not [t for t in labels if "off the axis" in t]
+    assert min(t.get_fontsize() for t in fig.axes[0].get_yticklabels()) >= 10
+
+
+def test_the_report_fits_a_1280_px_window_and_says_what_to_do(texas, tmp_path):
+    from privmetrics.compendium.book.bookcheck import find_browser
+
+    real, holdout, _, _, schema = texas
+    report = quiet(audit, real, real.copy(), schema=schema, random_runs=2, report=True,
+                   metrics=["DCR", "MemInf"], holdout=holdout)  # fmt: skip
+    page = report.to_html({"real": "r.csv"})
+    assert "<strong>Next step.</strong> Do not publish" in page
+    assert json.loads(report.to_json())["verdict"]["next step"] == report.verdict.next_step
+    # the exposed rows on the page: what exposes them, not every column of both rows
+    assert "real: " not in page.split("<h2>Who is exposed</h2>")[1].split("<h2>")[0]
+    browser = find_browser()
+    if browser is None:  # make test installs it: a missing browser is a setup fault
+        pytest.fail("no browser for the report's layout check")
+    from privmetrics.compendium.book.bookcheck import check_page
+
+    path = tmp_path / "report.html"
+    path.write_text(page)
+    assert check_page(path, browser).layout == []

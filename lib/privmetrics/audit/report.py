@@ -84,7 +84,8 @@ class AuditReport:
         table = self.table.astype(object).where(self.table.notna(), None)
         return {
             "verdict": {"level": self.verdict.level, "headline": self.verdict.headline,
-                        "categories": self.verdict.categories, "metrics": self.verdict.flagged},
+                        "categories": self.verdict.categories, "metrics": self.verdict.flagged,
+                        "next step": self.verdict.next_step},
             "scores": table.to_dict("records"),
             "lower end": self.anchor,
             "evidence": {"summary": self.evidence_lines, "rows": len(self.evidence)},
@@ -121,8 +122,20 @@ COLOURS = {"reconstruction": "tab:purple", "re-identification": "tab:blue", "tra
 
 
 def position_chart(table: pd.DataFrame, anchor: str) -> str:
+    """:func:`chart_figure` as a base64 PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = chart_figure(table, anchor)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def chart_figure(table: pd.DataFrame, anchor: str):
     """The positions (0 = the lower end, 1 = Real) with their intervals, one bar per informative
-    metric, coloured by attack category, with the thirds that the readings use; a base64 PNG.
+    metric, coloured by attack category, with the thirds that the readings use, every bar and
+    whisker inside the axis and its labels legible at 1,280 px (11-point type, 900 px wide).
     Every metric is oriented the same way here, whatever its raw scale (MDCR's copy scores 0.95,
     CZeroCAP's 1): the position is measured between this data's own references."""
     import matplotlib
@@ -133,39 +146,39 @@ def position_chart(table: pd.DataFrame, anchor: str) -> str:
     columns = ["metric", "category", "position", "position low", "position high"]
     shown = (table.dropna(subset=["position"]) if "position" in table
              else pd.DataFrame(columns=columns))  # fmt: skip
-    fig, ax = plt.subplots(figsize=(7.5, 0.4 * max(len(shown), 1) + 1.6))
+    fig, ax = plt.subplots(figsize=(9, 0.5 * max(len(shown), 1) + 1.8))
     for edge in (1 / 3, 2 / 3):
         ax.axvline(edge, color="grey", lw=0.8, ls=":")
     y = np.arange(len(shown))
     where, low, high = (shown[c].to_numpy(float) for c in columns[2:])
-    left, right = -0.3, 1.2
-    drawn = np.clip(where, left, right)
-    ax.barh(y, drawn, color=[COLOURS.get(c, "grey") for c in shown.category],
-            xerr=[np.clip(np.abs(where - low), 0, 1), np.clip(np.abs(high - where), 0, 1)],
-            capsize=3)  # fmt: skip
-    for row, (value, end) in enumerate(zip(where, drawn, strict=True)):
-        # the position at the bar's right end (right of zero for a bar to the left), so it never
-        # covers a metric's name; beyond the axis the bar stops at its edge and says so
-        beyond = value < left or value > right
-        ax.text(max(end, 0) + 0.02, row, percent(value) + (" (off the axis)" if beyond else ""),
-                va="center", ha="left", fontsize=8)  # fmt: skip
+    low, high = np.where(np.isnan(low), where, low), np.where(np.isnan(high), where, high)
+    # the axis holds every bar and whisker (a position may lie beyond 0 or 1), with room for
+    # the label at the right of the longest bar
+    left = min(0.0, float(np.min(low, initial=0.0))) - 0.05
+    right = max(1.0, float(np.max(high, initial=1.0))) + 0.22
+    ax.barh(y, where, color=[COLOURS.get(c, "grey") for c in shown.category],
+            xerr=[np.abs(where - low), np.abs(high - where)], capsize=3)  # fmt: skip
+    for row, (value, top) in enumerate(zip(where, high, strict=True)):
+        # the position right of the bar and its whisker (right of zero for a bar to the left), so
+        # it never covers a metric's name
+        ax.text(max(value, top, 0) + 0.02, row, percent(value), va="center", ha="left",
+                fontsize=11)  # fmt: skip
     ax.axvline(0, color="black", lw=0.6)
-    ax.set_yticks(y, shown.metric)
-    ax.set_xlim(left - 0.5, right + 0.1)
+    ax.set_yticks(y, shown.metric, fontsize=11)
+    ax.tick_params(axis="x", labelsize=10)
+    ax.set_xlim(left, right)
     ax.invert_yaxis()
-    ax.set_xlabel(f"position: 0 = scores like the {anchor}, 1 = scores like Real (a copy)")
+    ax.set_xlabel(f"position: 0 = scores like the {anchor}, 1 = scores like Real (a copy)",
+                  fontsize=11)  # fmt: skip
     thirds = (("like unseen people", "closer", "like a copy") if anchor == "holdout"
               else (f"near {anchor}", "between", "near Real"))  # fmt: skip
     for x, words in zip((1 / 6, 0.5, 5 / 6), thirds, strict=True):
-        ax.text(x, -0.75, words, ha="center", va="bottom", fontsize=8, color="dimgrey")
+        ax.text(x, -0.75, words, ha="center", va="bottom", fontsize=10, color="dimgrey")
     present = [c for c in COLOURS if c in set(shown.category)] or list(COLOURS)[:3]
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[c]) for c in present]
-    fig.legend(handles, present, loc="lower center", ncol=len(present), fontsize=8, frameon=False)
+    fig.legend(handles, present, loc="lower center", ncol=len(present), fontsize=10, frameon=False)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
-    plt.close(fig)
-    return base64.b64encode(buffer.getvalue()).decode()
+    return fig
 
 
 NUMBERS = ("score", "Holdout", "Random", "Random SEM", "Real", "position", "position low",
@@ -228,8 +241,11 @@ def render_html(report: AuditReport, sources: dict[str, str]) -> str:
     remarks = "".join(f"<p><em>{html.escape(r)}</em></p>" for r in report.remarks)
     evidence = "".join(f"<li>{html.escape(line)}</li>" for line in report.evidence_lines)
     top = report.evidence.head(EVIDENCE_SHOWN)
-    top_html = (  # scrolls on its own: it carries every column of the row and of its release row
-        f'<div style="overflow-x:auto">{top.to_html(index=False, float_format=lambda v: f"{v:.4f}")}</div>'
+    signals = [c for c in top.columns if not c.startswith(("real: ", "release: "))]
+    top_html = (  # what exposes each row; its values and its release row's are in the CSV
+        f"<table><caption>The {len(top)} most exposed of {len(report.evidence)} listed real rows: "
+        "what exposes each (the rows' values and their nearest release rows' are in the evidence "
+        f"file, --evidence)</caption>{top[signals].to_html(index=False, header=True, float_format=lambda v: f'{v:.4f}').split('>', 1)[1]}"
         if len(top) else ""
     )  # fmt: skip
     utility = (
@@ -242,11 +258,13 @@ def render_html(report: AuditReport, sources: dict[str, str]) -> str:
 <style>body{{font-family:sans-serif;max-width:64em;margin:2em auto}}table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}}
 dt{{font-weight:bold;margin-top:.6em}}.verdict{{font-size:1.15em;padding:.6em;border-left:.4em solid {LEVEL_COLOURS.get(verdict.level, "#888")}}}
-details pre{{white-space:pre-wrap;font-size:.8em}}</style>
+details pre{{white-space:pre-wrap;font-size:.8em}}
+.next{{padding:.6em;background:#f4f4f4}}img{{max-width:100%}}caption{{caption-side:top;text-align:left;padding:.3em 0}}</style>
 </head><body>
 <h1>Privacy audit of a synthetic table</h1>
 <p class="verdict"><strong>{html.escape(verdict.headline)}</strong></p>
 <ul>{lines}</ul>
+<p class="next"><strong>Next step.</strong> {html.escape(verdict.next_step)}</p>
 <h2>Where the release sits</h2>
 <p>Each metric's score is placed between what this data's own references score: 0 is the
 {html.escape(report.anchor)}, 1 is Real (the real table itself, a copy). Bars show the position,

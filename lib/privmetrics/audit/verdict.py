@@ -59,15 +59,46 @@ HOLDOUT_WORDS = {
 }
 
 
+# what a steward does next, by level and by whether the lower end was a holdout (True)
+NEXT_STEPS = {
+    ("high risk", True): "Do not publish this release: it gives its members away. Train again "
+    "with stronger privacy (a smaller epsilon, fewer epochs, or a differentially private "
+    "synthesiser) and audit the new release.",
+    ("high risk", False): "Do not publish this release: it copies or nearly copies real rows. "
+    "Train again with stronger privacy (a smaller epsilon, fewer epochs, or a differentially "
+    "private synthesiser) and audit the new release, with a holdout.",
+    ("some risk", True): "Do not publish it as it is: it tells more about its members than about "
+    "unseen people. Train again with stronger privacy and audit again with the same holdout.",
+    ("some risk", False): "Audit with a holdout first (real rows the generator never saw: "
+    "--holdout, or --holdout-split before training); publish only if it then reads low risk.",
+    ("low risk", True): "Publish, if its utility serves its users (see the utility panel); keep "
+    "this report with the release.",
+    ("low risk", False): "Audit with a holdout before publishing: near Random is nearer to "
+    "noise than to a copy, which is not the same as safe for new people.",
+    ("cannot tell", True): "Do not publish on this audit: nothing here separates the release's "
+    "references; check the schema's key and sensitive attributes and audit again.",
+    ("cannot tell", False): "Do not publish on this audit: audit with a holdout (--holdout, or "
+    "--holdout-split before training) and with the baselines.",
+}
+
+
+def next_step(level: str, anchor: str) -> str:
+    """The sentence that ends a verdict: do not publish, publish, or audit with a holdout first
+    (:data:`NEXT_STEPS`)."""
+    return NEXT_STEPS[level, anchor == "holdout"]
+
+
 @dataclass
 class Verdict:
     level: str
     headline: str
     categories: list[str] = field(default_factory=list)
     flagged: list[str] = field(default_factory=list)  # metrics placing the release at `level`
+    next_step: str = ""  # what to do about it (:func:`next_step`)
 
     def lines(self) -> list[str]:
-        return [self.headline, *self.categories]
+        return [self.headline, *self.categories, *([f"Next step: {self.next_step}"]
+                                                   if self.next_step else [])]  # fmt: skip
 
 
 def band_of(row: pd.Series) -> str | None:
@@ -99,6 +130,7 @@ def decide(
             "cannot tell",
             "Cannot tell: without baselines no score can be set against what this data allows "
             "(run without --no-baselines).",
+            next_step=next_step("cannot tell", anchor),
         )
     bands = table.apply(band_of, axis=1)
     resembling = table.metric.map(resemblance)
@@ -162,6 +194,7 @@ def decide(
         verdict.headline += (" The release is easy to tell from the real data (see utility): "
                              "a low risk may only mean it does not resemble the data.")  # fmt: skip
     verdict.categories = category_lines(table, bands[bands.notna()], anchor)
+    verdict.next_step = next_step(verdict.level, anchor)
     return verdict
 
 

@@ -52,7 +52,7 @@ def test_a_chapters_verdict_lines_name_each_result_for_both_stores():
     assert "On the shipped paper store (profile `paper`)" in text
     paper_part = text.split("On the shipped paper store")[1]
     assert re.search(
-        r"- \*\*Figure 5\*\* \(Experiment 1.1 on Texas[^)]*\): \*\*(agrees|partly|differs)\*\*",
+        r"- \*\*Figure 5\*\*, \*Experiment 1.1 on Texas[^*]*\*: \*\*(agrees|partly|differs)\*\*\. M",
         paper_part,
     )
     assert "**Table 7**" in paper_part and "metrics in the paper's class" in paper_part

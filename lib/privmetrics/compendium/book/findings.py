@@ -181,8 +181,9 @@ def verdict_lines(profile: Profile, items: list[str], datasets: list[str] | None
             else f"On this edition's store (profile `{shown.name}`)"
         )  # fmt: skip
         lines = [
-            f"- **{item}** ({what.get(item, item)}): **{found[item].verdict}**: "
-            f"{found[item].measured} (share {found[item].share:.2f})"
+            f"- **{item}**, *{what.get(item, item)}*: **{found[item].verdict}**. "
+            f"{found[item].measured[0].upper()}{found[item].measured[1:]} "
+            f"(share {found[item].share:.2f})"
             for item in items if item in found
         ]  # fmt: skip
         blocks.append(f"{lead}:\n\n" + ("\n".join(lines) if lines else "- no result stored yet"))
