@@ -121,3 +121,28 @@ def test_gower_and_euclidean_distances_part_with_numerical_columns(results):
     assert abs(release.loc[mixed, "difference"]) > 0.005
     mdcr = "MDCR@paper vs SynthEval dcr"
     assert abs(release.loc[mdcr, "difference"]) > 0.05
+
+
+def test_the_holdout_reading_beside_sdmetrics_fails_a_copy_and_passes_fresh_rows():
+    """Issue 62, item 9: SDMetrics' holdout-based DCR measures beside the audit on releases
+    whose answer is known."""
+    from privmetrics.compendium.book.peers import holdout_comparison, holdout_releases
+    from privmetrics.data.datasets import load_dataset
+
+    population, schema = load_dataset("texas", n=600, seed=0)
+    train, holdout, releases = holdout_releases(population, schema, 200, seed=0)
+    assert set(releases) == {"copy", "jittered copy (5%)", "columns shuffled", "fresh rows"}
+    assert len(train) == len(holdout) == 200 and not train.equals(releases["fresh rows"])
+    read = holdout_comparison(
+        train, holdout, {k: releases[k] for k in ("copy", "fresh rows")}, schema
+    )
+    copy, fresh = read.loc["copy"], read.loc["fresh rows"]
+    assert copy["SDMetrics DCROverfittingProtection"] == 0.0
+    assert copy["release rows closer to training (SDMetrics)"] == 1.0
+    assert (
+        copy["audit verdict"] == "high risk"
+        and copy["real rows closer than a non-member (audit)"] > 0.9
+    )
+    assert fresh["audit verdict"] == "low risk"
+    assert fresh["real rows closer than a non-member (audit)"] < 0.1  # chance is 5%
+    assert 0 <= fresh["SDMetrics DCRBaselineProtection"] <= 1

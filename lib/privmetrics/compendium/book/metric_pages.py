@@ -387,10 +387,10 @@ def exercise(name: str) -> str:
         "with an exact copy of row 0 of the real table $Y$ (one leaked record). Predict whether "
         "the score rises, and recompute it with the steps above.\n\n"
         "<!-- full edition -->\n"
-        "```{dropdown} Answer\n"
+        ":::{dropdown} Answer\n"
         f"The score {moved}: {before:.3f} on the noisy copy, {after:.3f} with row 0 leaked "
         f"(computed by `{name}` itself on the two tables).\n"
-        "```\n"
+        ":::\n"
         "<!-- end full edition -->"
     )
 

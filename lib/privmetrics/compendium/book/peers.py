@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import time
 import warnings
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
 
+import numpy as np
 import pandas as pd
 from scipy.special import expit
 
@@ -353,3 +355,69 @@ def agreement_summary(results: pd.DataFrame) -> pd.DataFrame:
     )
     summary["speedup"] = summary.peer_seconds / summary.ours_seconds.clip(lower=1e-9)
     return summary
+
+
+# --- the holdout reading beside SDMetrics' holdout-based DCR measures ---------------------------
+
+_CLOSER = re.compile(r"closer than a non-member: [\d,]+ of [\d,]+ real rows \(([\d.]+)%\)")
+
+
+def holdout_releases(
+    population: pd.DataFrame, schema: Schema, rows: int, seed: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame]]:
+    """(training rows, holdout, releases) from ``3 * rows`` rows of ``population``: releases
+    whose answer is known: a copy and a copy with every number moved by 5% of its column's
+    spread (must fail), every column shuffled on its own and fresh rows of the same population,
+    never trained on (must pass)."""
+    rng = np.random.default_rng(seed)
+    drawn = population.sample(3 * rows, random_state=seed).reset_index(drop=True)
+    train, holdout, fresh = (drawn.iloc[i * rows : (i + 1) * rows].reset_index(drop=True)
+                             for i in range(3))  # fmt: skip
+    numbers = list(schema.numerical)
+    jittered = train.copy()
+    spread = train[numbers].astype(float).std().to_numpy()
+    jittered[numbers] = (
+        train[numbers].astype(float) + rng.normal(0, 0.05, (rows, len(numbers))) * spread
+    )
+    shuffled = pd.DataFrame({c: rng.permutation(train[c].to_numpy()) for c in train.columns})
+    releases = {"copy": train.copy(), "jittered copy (5%)": jittered,
+                "columns shuffled": shuffled.astype(train.dtypes.to_dict()), "fresh rows": fresh}  # fmt: skip
+    return train, holdout, releases
+
+
+def holdout_comparison(
+    train: pd.DataFrame, holdout: pd.DataFrame, releases: dict[str, pd.DataFrame], schema: Schema,
+    seed: int = 0,
+) -> pd.DataFrame:  # fmt: skip
+    """Per release: SDMetrics' DCROverfittingProtection (1 - how much more often a release row is
+    closer to a training row than to a holdout row than half the time, x2; 1 = no overfitting),
+    the share of release rows closer to the training rows, DCRBaselineProtection (the release's
+    median distance to the real rows against that of uniform random rows; 1 = as far as noise),
+    beside the steward's audit with the same holdout: its verdict and its share of real rows
+    closer than a non-member (chance 5%)."""
+    from sdmetrics.single_table import DCRBaselineProtection, DCROverfittingProtection
+
+    from privmetrics.audit import audit
+
+    metadata = {"tables": {"t": {"columns": {
+        c: {"sdtype": "numerical" if c in schema.numerical else "categorical"} for c in train}}}}  # fmt: skip
+    rows = []
+    for name, release in releases.items():
+        with _quiet():
+            over = DCROverfittingProtection.compute_breakdown(
+                train, release, holdout, metadata, "t"
+            )
+            base = DCRBaselineProtection.compute_breakdown(train, release, metadata, "t")
+            report = audit(train, release, schema=schema, holdout=holdout, report=True, seed=seed)
+        closer = next((float(m.group(1)) / 100 for line in report.evidence_lines
+                       if (m := _CLOSER.search(line))), np.nan)  # fmt: skip
+        rows.append({
+            "release": name,
+            "SDMetrics DCROverfittingProtection": float(over["score"]),
+            "release rows closer to training (SDMetrics)":
+                float(over["synthetic_data_percentages"]["closer_to_training"]),
+            "SDMetrics DCRBaselineProtection": float(base["score"]),
+            "audit verdict": report.verdict.level,
+            "real rows closer than a non-member (audit)": closer,
+        })  # fmt: skip
+    return pd.DataFrame(rows).set_index("release")
