@@ -335,13 +335,11 @@ def catalogue_html(link_prefix: str = "metric/") -> str:
     reads a Markdown output as CommonMark, which has no tables."""
     from markdown_it import MarkdownIt
 
+    from privmetrics.compendium.book.plots import with_caption
+
     html = MarkdownIt("commonmark").enable("table").render(catalogue_table(link_prefix))
-    caption = (
-        '<caption style="caption-side:top;text-align:left">Every metric of the library: its '
-        "algorithm, attack category, type, inputs and parameters; each name links to its page."
-        "</caption>"
-    )
-    return html.replace("<table>", "<table>" + caption, 1)
+    return with_caption(html, "Every metric of the library: its algorithm, attack category, "
+                        "type, inputs and parameters; each name links to its page.")  # fmt: skip
 
 
 def replace_pages(folder, pages) -> list:

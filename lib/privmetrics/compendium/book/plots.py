@@ -208,18 +208,7 @@ class CaptionedTable:
         self.table, self.caption = table, caption
 
     def _repr_html_(self) -> str:
-        import re
-
-        from markdown_it import MarkdownIt
-
-        text = MarkdownIt().renderInline(self.caption)
-        caption = f'<caption style="caption-side:top;text-align:left">{text}</caption>'
-        return re.sub(
-            r"(<table[^>]*>)",
-            r"\1" + caption.replace("\\", r"\\"),
-            self._body(),
-            count=1,
-        )
+        return with_caption(self._body(), self.caption)
 
     def _body(self) -> str:
         if not isinstance(self.table, pd.DataFrame):
@@ -230,6 +219,18 @@ class CaptionedTable:
     def __repr__(self) -> str:
         body = self.table.to_string() if hasattr(self.table, "to_string") else repr(self.table)
         return f"{self.caption}\n{body}"
+
+
+def with_caption(html: str, caption: str) -> str:
+    """``html``'s first table with ``caption`` (Markdown, rendered inline) as its ``<caption>``,
+    above the table and unnumbered."""
+    import re
+
+    from markdown_it import MarkdownIt
+
+    text = MarkdownIt().renderInline(caption)
+    head = f'<caption style="caption-side:top;text-align:left">{text}</caption>'
+    return re.sub(r"(<table[^>]*>)", lambda m: m.group(1) + head, html, count=1)
 
 
 def table(frame, caption: str) -> CaptionedTable:
@@ -245,8 +246,6 @@ def captioned_markdown(text: str, caption: str) -> str:
     ``caption``, in a box of its own: a wide table then scrolls below its caption, as the book
     check asks, and stays unnumbered (a Sphinx table directive would number it "Table 1" beside the
     paper's Tables 7-12)."""
-    import re
-
     from markdown_it import MarkdownIt
 
     lines, out, block = text.splitlines(), [], []
@@ -254,10 +253,7 @@ def captioned_markdown(text: str, caption: str) -> str:
     def flush():
         if block:
             html = MarkdownIt("commonmark").enable("table").render("\n".join(block))
-            head = MarkdownIt().renderInline(caption)
-            table = re.sub(r"<table>", f'<table><caption style="caption-side:top;'
-                           f'text-align:left">{head}</caption>', html, count=1)  # fmt: skip
-            out.append(f'<div style="overflow-x:auto">{table.strip()}</div>')
+            out.append(f'<div style="overflow-x:auto">{with_caption(html, caption).strip()}</div>')
             block.clear()
 
     for line in lines:

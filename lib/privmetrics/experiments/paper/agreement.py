@@ -137,8 +137,9 @@ def figure_correlation(summary: pd.DataFrame, item: str, dataset: str) -> Agreem
     )
 
 
-def table_classes(summary: pd.DataFrame, table: str, item: str) -> Agreement:
-    ours = analysis.table7(summary) if table == "table7" else analysis.table8(summary)
+def table_classes(ours: pd.Series, table: str, item: str) -> Agreement:
+    """Table 7 or 8: the share of the paper's metrics that ``ours`` (metric -> class) puts in
+    the paper's class."""
     found = paper.compare_classes(ours, table)
     same = int(found.agree.sum())
     return Agreement(
@@ -179,14 +180,14 @@ def agreements(summary: pd.DataFrame) -> dict[str, Agreement]:
     for item, dataset in (("Figure 11", "texas"), ("Figure 12", "flchain")):
         if dataset in datasets:
             out[item] = figure_correlation(summary, item, dataset)
-    out["Table 7"] = table_classes(summary, "table7", "Table 7")
-    out["Table 8"] = table_classes(summary, "table8", "Table 8")
+    t7, t8 = analysis.table7(summary), analysis.table8(summary)
+    out["Table 7"] = table_classes(t7, "table7", "Table 7")
+    out["Table 8"] = table_classes(t8, "table8", "Table 8")
     clusters = {d: analysis.optics_clusters(summary, d) for d in sorted(datasets)}
     for table, item in (("table9", "Table 9"), ("table10", "Table 10")):
         dataset = paper.paper_tables()[table]["dataset"]
         if dataset in clusters:
             out[item] = table_clusters(clusters[dataset], table, item)
-    t7, t8 = analysis.table7(summary), analysis.table8(summary)
     first, second, _ = analysis.select_metrics(t7, t8, clusters)
     out["Tables 11, 12"] = selection({"table11": first, "table12": second})
     tables = [
