@@ -205,20 +205,25 @@ def test_a_csv_column_of_iso_dates_is_read_as_days(tmp_path):
 def test_a_tiny_release_and_swapped_files_are_warned_about(texas300):
     from privmetrics.audit.run import mistakes
     from privmetrics.data.schema import infer_schema
+    from privmetrics.geometry.real_side import RealSide
 
     real, other, schema = texas300
-    assert mistakes(real, other, None, schema) == []
-    assert "under a tenth" in mistakes(real, other.iloc[:20], None, schema)[0]
+
+    def said(real, release, holdout):
+        return mistakes(RealSide(real, schema), release, holdout)
+
+    assert said(real, other, None) == []
+    assert "under a tenth" in said(real, other.iloc[:20], None)[0]
     # without a holdout: a "release" larger than the "real" table that holds its rows
     bigger = pd.concat([real, other], ignore_index=True)
-    assert "look swapped" in mistakes(real.iloc[:100], bigger, None, schema)[0]
+    assert "look swapped" in said(real.iloc[:100], bigger, None)[0]
     # with one: the "release" (in truth the real table) lies nearer to the holdout
     from privmetrics.synthesisers import make_synthesiser
 
     synthetic = make_synthesiser("random", seed=0).fit_sample(real, schema)
     holdout = pd.concat([other.iloc[:150], real.iloc[:150]], ignore_index=True)
-    assert "look swapped" in mistakes(synthetic, real, holdout, schema)[0]
-    assert not [m for m in mistakes(real, synthetic, holdout, schema) if "swapped" in m]
+    assert "look swapped" in said(synthetic, real, holdout)[0]
+    assert not [m for m in said(real, synthetic, holdout) if "swapped" in m]
     # against a holdout a swap is refused (issue 62, item 5): exit 2 with the reason
     with pytest.raises(InvalidInputError, match="look swapped.*Refused: every score would read"):
         run_audit(synthetic, real, holdout=holdout)

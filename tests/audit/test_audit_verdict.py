@@ -356,23 +356,80 @@ def test_sharing_the_real_side_changes_no_score(texas):
     real, holdout, shuffled, _, schema = texas
     first = quiet(Pair, real, holdout, schema)
     quiet(evaluate, first, metrics="all")
-    shared, fresh = quiet(Pair, real, shuffled, schema), quiet(Pair, real, shuffled, schema)
-    shared.share_real_side(first)
-    assert shared._knn  # something was taken
-    assert shared._fitted and all(  # the encodings too, the very same (no refit)
-        shared._fitted[name][0] is first._fitted[name][0] for name in first._fitted
-    )
+    shared = quiet(Pair, first.side, shuffled)
+    fresh = quiet(Pair, real, shuffled, schema)
+    assert shared.side is first.side and fresh.side is not first.side
+    before = {name: model for name, (model, _) in first.side.fitted.items()}
     a = quiet(evaluate, shared, metrics="all").score.to_numpy()
     b = quiet(evaluate, fresh, metrics="all").score.to_numpy()
     np.testing.assert_array_equal(a, b)
-    with pytest.raises(ValueError, match="same real table"):
-        shared.share_real_side(quiet(Pair, holdout, shuffled, schema))
-    with pytest.raises(ValueError, match="same real table"):
-        shared.share_encodings(quiet(Pair, holdout, shuffled, schema))
+    # nothing refitted, and the real rows' own searches taken, not made again
+    assert {name: model for name, (model, _) in shared.side.fitted.items()} == before
+    own = [key for key in shared._knn if key[0] == key[1] == "real"]
+    assert own and all(shared._knn[key] is first._knn[key] for key in own)
     # a shared coordinate array is read-only: a metric that wrote into it would change the
     # scores of every other pair of the real table
     with pytest.raises(ValueError, match="read-only"):
         shared.space("mixed")[0][0, 0] = 1.0
+
+
+def test_one_audit_checks_and_encodes_its_real_table_once(texas, monkeypatch):
+    """Issue 60, item 1: the release, the holdout, Random's draws and Real are scored on one
+    real side; the real table is checked once for scoring and once more as Random's training
+    input (a fit checks its input; Random is fitted once for its draws), and every encoding is
+    fitted on it once. A second audit of another release of the same real table does neither."""
+    from privmetrics.audit.references import KEPT
+    from privmetrics.data import validation
+    from privmetrics.geometry.encoding import MixedEncoder
+    from privmetrics.geometry.projection import FAMD
+    from privmetrics.synthesisers.base import Synthesiser
+
+    real, holdout, shuffled, _, schema = texas
+    checked, fitted, fitting = [], [], []
+    check, fit_mixed, fit_famd, fit_synth = (validation.validate_frame, MixedEncoder.fit,
+                                             FAMD.fit, Synthesiser.fit)  # fmt: skip
+
+    def is_real(frame):  # the real table, not another of its size (the holdout, a draw)
+        same = len(frame) == len(real) and set(frame.columns) <= set(real.columns)
+        return same and (frame.reset_index(drop=True).astype(object)
+                         == real[frame.columns].astype(object)).all(axis=None)  # fmt: skip
+
+    def counted_check(frame, schema, name="data"):
+        if name == "real data" and is_real(frame):  # not Real's copy, checked as a release
+            checked.append("synthesiser" if fitting else "audit")
+        return check(frame, schema, name)
+
+    def counted(fit, label):
+        def wrapper(self, frame):
+            if is_real(frame):
+                fitted.append((label, self.weights is not None if label == "mixed" else None,
+                               tuple(frame.columns)))  # fmt: skip
+            return fit(self, frame)
+
+        return wrapper
+
+    def synthesiser_fit(self, frame, schema):
+        fitting.append(True)
+        try:
+            return fit_synth(self, frame, schema)
+        finally:
+            fitting.pop()
+
+    monkeypatch.setattr(validation, "validate_frame", counted_check)
+    monkeypatch.setattr(MixedEncoder, "fit", counted(fit_mixed, "mixed"))
+    monkeypatch.setattr(FAMD, "fit", counted(fit_famd, "famd"))
+    monkeypatch.setattr(Synthesiser, "fit", synthesiser_fit)
+    KEPT.clear()
+    quiet(audit, real, shuffled, schema, metrics="all", random_runs=3, holdout=holdout,
+          report=True)  # fmt: skip
+    assert checked == ["audit", "synthesiser"], checked
+    assert fitted and len(fitted) == len(set(fitted)), fitted  # each encoding once
+    assert {label for label, *_ in fitted} == {"mixed", "famd"}
+    checked.clear(), fitted.clear()
+    quiet(audit, real, shuffled.sample(frac=1, random_state=1), schema, metrics="all",
+          random_runs=3, holdout=holdout)  # fmt: skip
+    assert checked == [] and fitted == []
+    KEPT.clear()
 
 
 def test_cli_audits_a_table_with_missing_values_end_to_end(texas, tmp_path, capsys):
@@ -453,6 +510,7 @@ def test_list_counts_what_metrics_all_runs(capsys):
 
 def test_the_cost_estimate_is_said_as_a_range_and_adds_up_over_tables(texas):
     from privmetrics.audit.cost import estimate, probe, say
+    from privmetrics.geometry.real_side import RealSide
     from privmetrics.metrics import select
 
     assert say(30) == "about 30 s (15 s to 60 s)"
@@ -460,16 +518,17 @@ def test_the_cost_estimate_is_said_as_a_range_and_adds_up_over_tables(texas):
     real, _, shuffled, _, schema = texas
     # per-row metrics, one searching among real rows alone (Authenticity), and one that is not
     specs = select(["DCR", "Authenticity", "NNDR"])
-    costs = quiet(probe, real, shuffled, schema, specs, 0)
+    side = quiet(RealSide, real, schema)
+    costs = quiet(probe, side, shuffled, specs, 0)
     assert costs.own_per_row > 0 and costs.sample[1] > 0
-    assert quiet(probe, real, shuffled, schema, select(["DCR"]), 0).own_per_row == 0
+    assert quiet(probe, side, shuffled, select(["DCR"]), 0).own_per_row == 0
     one = costs.seconds([(300, 300, False)])
     bigger = costs.seconds([(300, 300, False), (30_000, 30_000, False)])
     assert 0 < one < bigger
     # a table that takes the real side's searches from an earlier one costs less, by just them
     shared = costs.seconds([(300, 300, False), (30_000, 30_000, True)])
     assert bigger - shared == pytest.approx(costs.own_per_row * 30_000)
-    assert 0 < quiet(estimate, real, shuffled, schema, specs, 0, [(300, 300, False)])
+    assert 0 < quiet(estimate, side, shuffled, specs, 0, [(300, 300, False)])
 
 
 def test_a_large_audit_says_its_cost_before_it_starts(texas, monkeypatch, capsys):

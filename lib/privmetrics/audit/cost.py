@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from privmetrics.geometry.pair import Pair
+from privmetrics.geometry.real_side import RealSide
 
 PROBES = (250, 2000)  # target rows of the two probes for the per-row metrics
 # target rows of a first probe whose time is thrown away: it pays what a fresh process pays once
@@ -56,8 +57,8 @@ class Costs:
 
     def seconds(self, tables: list[tuple[int, int, bool]]) -> float:
         """Seconds for every table, each given as (real rows scored, rows each is searched
-        against, whether it takes the real side's searches from an earlier table:
-        :meth:`~privmetrics.geometry.pair.Pair.share_real_side`)."""
+        against, whether it takes the real rows' own searches from an earlier table of the same
+        :class:`~privmetrics.geometry.real_side.RealSide`)."""
         total = 0.0
         small, timed, growth = self.sample
         for scored, searched, shares in tables:
@@ -68,23 +69,26 @@ class Costs:
         return total
 
 
-def probe(real: pd.DataFrame, synthetic: pd.DataFrame, schema, specs, seed: int) -> Costs:
-    """Time the metrics of ``specs`` on probes of the pair (module doc)."""
+def probe(side: RealSide, synthetic: pd.DataFrame, specs, seed: int) -> Costs:
+    """Time the metrics of ``specs`` on probes of the pair (module doc), built on the audit's
+    real ``side`` (whose encodings the audit then reuses)."""
     from privmetrics.metrics.sampled import SampledPair
+
+    real, schema = side.real, side.schema
 
     per_row = [s for s in specs if s.at_scale]
     others = [s for s in specs if not s.at_scale]
     costs = Costs(rows=(len(real), len(synthetic)))
     if per_row:  # two probes: each metric's fixed cost and its cost per real row scored
-        warm = SampledPair(real, synthetic, schema, seed=seed, targets=WARM_UP)
+        warm = SampledPair(side, synthetic, seed=seed, targets=WARM_UP)
         _timed(warm, per_row)
         # the searches among real rows alone, which a table sharing the real side does not repeat
         own = [key for key in warm._knn if key[0] == key[1] == "real"]
         timed, searched_own = [], []
         for size in PROBES:
-            sample = SampledPair(real, synthetic, schema, seed=seed, targets=size)
+            sample = SampledPair(side, synthetic, seed=seed, targets=size)
             start = time.perf_counter()
-            sample.space("mixed")  # encoding both tables: a fixed cost of every table
+            sample.space("mixed")  # encoding the release (the real side's is shared)
             fixed = time.perf_counter() - start
             for *_, space in own:
                 sample.space(space)
@@ -114,11 +118,11 @@ def probe(real: pd.DataFrame, synthetic: pd.DataFrame, schema, specs, seed: int)
     return costs
 
 
-def estimate(real: pd.DataFrame, synthetic: pd.DataFrame, schema, specs, seed: int,
+def estimate(side: RealSide, synthetic: pd.DataFrame, specs, seed: int,
              tables: list[tuple[int, int, bool]]) -> float:  # fmt: skip
     """Seconds the audit should take: every metric of ``specs`` on every table of ``tables``
-    (:meth:`Costs.seconds`)."""
-    return probe(real, synthetic, schema, specs, seed).seconds(tables)
+    (:meth:`Costs.seconds`), against the real ``side``."""
+    return probe(side, synthetic, specs, seed).seconds(tables)
 
 
 def say(seconds: float) -> str:

@@ -208,7 +208,7 @@ def row_evidence(
     lines = []
     n = len(real)
     if holdout is not None:
-        held = holdout_pair or Pair(pair.real, holdout, schema, seed=pair.seed, name="holdout")
+        held = holdout_pair or Pair(pair.side, holdout, seed=pair.seed, name="holdout")
         closer, counts, to_holdout = closer_than_non_members(pair, held, positions, to_release,
                                                              pair.seed)  # fmt: skip
         closeness = _ratio(to_release, to_holdout)

@@ -24,13 +24,16 @@ import pandas as pd
 
 from privmetrics.data.schema import Schema
 from privmetrics.geometry.pair import Pair
+from privmetrics.geometry.real_side import RealSide
 
 
 @dataclass
 class Kept:
-    """References of one real table: ``pairs`` ({name: Reference}), the ``scores`` taken on them
-    ({name: {metric: score}}) and the ``seconds`` each table's scoring took when it was done."""
+    """References of one real table: its ``side`` (:class:`RealSide`, which the release's pair
+    is built on too), ``pairs`` ({name: Reference}), the ``scores`` taken on them ({name: {metric:
+    score}}) and the ``seconds`` each table's scoring took when it was done."""
 
+    side: RealSide
     pairs: dict
     scores: dict[str, dict[str, float]] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -71,10 +74,10 @@ class ReferenceStore:
     def get(self, key: tuple) -> Kept | None:
         return self._kept.get(key)
 
-    def keep(self, key: tuple, pairs: dict) -> Kept:
+    def keep(self, key: tuple, side: RealSide, pairs: dict) -> Kept:
         while len(self._kept) >= self.SIZE:
             self._kept.pop(next(iter(self._kept)))
-        self._kept[key] = Kept(pairs)
+        self._kept[key] = Kept(side, pairs)
         return self._kept[key]
 
     def clear(self) -> None:
@@ -85,17 +88,17 @@ KEPT = ReferenceStore()
 
 
 def pair_of(
-    real, synthetic, schema, seed: int, targets: int | None, name: str = "synthetic", control=None
-) -> Pair:
-    """A :class:`Pair`, or a :class:`~privmetrics.metrics.sampled.SampledPair` when ``targets``
-    is given; ``name`` is what its checks call the second table."""
+    side: RealSide, synthetic, seed: int, targets: int | None, name: str = "synthetic",
+    control=None,
+) -> Pair:  # fmt: skip
+    """A :class:`Pair` on the real ``side``, or a
+    :class:`~privmetrics.metrics.sampled.SampledPair` when ``targets`` is given; ``name`` is what
+    its checks call the second table."""
     if targets:
         from privmetrics.metrics.sampled import SampledPair
 
-        return SampledPair(
-            real, synthetic, schema, seed=seed, targets=targets, name=name, control=control
-        )
-    return Pair(real, synthetic, schema, seed=seed, name=name, control=control)
+        return SampledPair(side, synthetic, seed=seed, targets=targets, name=name, control=control)
+    return Pair(side, synthetic, seed=seed, name=name, control=control)
 
 
 # From this many real rows on, each Random draw is scored from RANDOM_TARGETS target rows of its
@@ -128,39 +131,41 @@ class Reference:
 
 
 def reference_pairs(
-    real, holdout, schema, seed: int, targets, random_runs: int, with_real: bool
+    side: RealSide, holdout, seed: int, targets, random_runs: int, with_real: bool
 ) -> dict[str, Reference]:
     """The references to score a release against, in order: ``"Holdout"`` (when given),
     ``"Random 1"`` ... (``random_runs`` draws with seeds ``seed``, ``seed + 1``, ...), ``"Real"``
-    (a copy; when ``with_real``). Every pair uses the holdout as the ALC's control set. A Random
-    draw of a table with :data:`SAMPLED_RANDOM_ROWS` rows or more also gets a sampled pair
-    (:class:`Reference`). They depend on the real table alone, not on the release: the audit
-    keeps them by content (:mod:`.references`)."""
+    (a copy; when ``with_real``), every pair on the real ``side``. Every pair uses the holdout as
+    the ALC's control set. A Random draw of a table with :data:`SAMPLED_RANDOM_ROWS` rows or more
+    also gets a sampled pair (:class:`Reference`). They depend on the real table alone, not on the
+    release: the audit keeps them by content (:mod:`.references`). Random is fitted once (its
+    fit reads each column's observed values, no randomness) and sampled with each draw's seed,
+    the same tables as a fit per seed."""
     from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
     from privmetrics.synthesisers import make_synthesiser
 
+    real = side.real
     pairs = {}
     if holdout is not None:
-        pairs["Holdout"] = Reference(
-            pair_of(real, holdout, schema, seed, targets, "holdout", holdout)
-        )
+        pairs["Holdout"] = Reference(pair_of(side, holdout, seed, targets, "holdout", holdout))
     with warnings.catch_warnings():  # Random's new categories and far values are by design
         warnings.simplefilter("ignore", UnseenCategoryWarning)
         warnings.simplefilter("ignore", OutlierWarning)
+        random = (
+            make_synthesiser("random", seed=seed).fit(real, side.schema) if random_runs else None
+        )
         for k in range(random_runs):
-            noise = make_synthesiser("random", seed=seed + k).fit_sample(real, schema)
-            noise = noise[real.columns]
-            draw = Reference(pair_of(real, noise, schema, seed, targets, control=holdout))
+            random.seed = seed + k
+            noise = random.sample(len(real))[real.columns]
+            draw = Reference(pair_of(side, noise, seed, targets, control=holdout))
             if targets is None and len(real) >= SAMPLED_RANDOM_ROWS:
                 from privmetrics.metrics.sampled import SampledPair
 
-                draw.sampled = SampledPair(real, noise, schema, seed=seed,
-                                           targets=RANDOM_TARGETS, draw=k + 1, control=holdout)  # fmt: skip
+                draw.sampled = SampledPair(side, noise, seed=seed, targets=RANDOM_TARGETS,
+                                           draw=k + 1, control=holdout)  # fmt: skip
             pairs[f"Random {k + 1}"] = draw
         if with_real:
-            pairs["Real"] = Reference(
-                pair_of(real, real.copy(), schema, seed, targets, control=holdout)
-            )
+            pairs["Real"] = Reference(pair_of(side, real.copy(), seed, targets, control=holdout))
     return pairs
 
 

@@ -52,9 +52,9 @@ from privmetrics.audit.utility import holdout_problem, looks_useless, utility_pa
 from privmetrics.audit.verdict import decide
 from privmetrics.data.missing import MissingValuesWarning, treat_missing
 from privmetrics.data.schema import Schema
-from privmetrics.data.validation import InvalidInputError, check_count, validate
-from privmetrics.geometry.encoding import MixedEncoder
+from privmetrics.data.validation import InvalidInputError, check_count
 from privmetrics.geometry.neighbours import knn
+from privmetrics.geometry.real_side import RealSide
 from privmetrics.metrics import select
 from privmetrics.threads import available_cores, limited
 
@@ -119,18 +119,10 @@ def audit(
     specs, random_runs = _checked(real, synthetic, holdout, metrics, random_runs, targets)
     given = prepare(real, synthetic, holdout, schema, key, sensitive, missing)
     real, synthetic, holdout, schema = given.real, given.synthetic, given.holdout, given.schema
+    kept, pairs = tables_to_score(given, seed, targets, random_runs if baselines else 0, baselines)
     if given.inferred and progress:  # said after every check, before the work
         tell("inferred schema (save it, correct it and pass it back with --schema / schema=):\n"
              + given.user_schema.to_yaml().rstrip("\n"))  # fmt: skip
-    runs = random_runs if baselines else 0
-    key = content_key(real, holdout, schema, seed=seed, targets=targets, runs=runs,
-                      with_real=baselines,
-                      sampled=(kept_references.SAMPLED_RANDOM_ROWS, kept_references.RANDOM_TARGETS))  # fmt: skip
-    kept = KEPT.get(key) or KEPT.keep(
-        key, reference_pairs(real, holdout, schema, seed, targets, runs, baselines)
-    )
-    pairs = {"release": Reference(pair_of(real, synthetic, schema, seed, targets, control=holdout)),
-             **kept.pairs}  # fmt: skip
     reasons = {spec.name: not_run(spec, schema, targets) for spec in specs}
     runnable = [spec for spec in specs if not reasons[spec.name]]
     anchor = "holdout" if holdout is not None else "Random"
@@ -142,7 +134,7 @@ def audit(
             shared = bool(kept.scores)  # the release takes the real side from a kept pair
             sizes = [table_size(pairs[name], first=k == 0 and not shared)
                      for k, name in enumerate(todo)]  # fmt: skip
-            estimated = estimate(real, synthetic, schema, runnable, seed, sizes)
+            estimated = estimate(kept.side, synthetic, runnable, seed, sizes)
             line += f": {say(estimated)}"
         tell(line)
     scores, seconds = score_all(pairs, runnable, bool(progress), kept)
@@ -152,6 +144,25 @@ def audit(
     result = full_report(given, table, pairs, seconds, estimated, anchor, seed, targets)
     result.seconds = time.perf_counter() - start
     return result
+
+
+def tables_to_score(given: Prepared, seed: int, targets, runs: int, with_real: bool):
+    """(the references kept for this real table, {table: Reference} with the release first): every
+    pair on one :class:`RealSide`, so that the real table is checked and encoded once however
+    many tables are scored against it, and once for several releases of it (:mod:`.references`).
+    The release is checked here (``given.checks``), and the inputs' likely mistakes are said."""
+    real, holdout, schema = given.real, given.holdout, given.schema
+    key = content_key(real, holdout, schema, seed=seed, targets=targets, runs=runs,
+                      with_real=with_real,
+                      sampled=(kept_references.SAMPLED_RANDOM_ROWS, kept_references.RANDOM_TARGETS))  # fmt: skip
+    kept = KEPT.get(key)
+    if kept is None:
+        side = RealSide(real, schema)
+        kept = KEPT.keep(key, side, reference_pairs(side, holdout, seed, targets, runs, with_real))
+    release = pair_of(kept.side, given.synthetic, seed, targets, control=holdout)
+    given.checks = release.report
+    check_inputs(given, kept.side)
+    return kept, {"release": Reference(release), **kept.pairs}
 
 
 def _checked(real, synthetic, holdout, metrics, random_runs, targets):
@@ -188,7 +199,7 @@ class Prepared:
     inferred: bool
     shapes: dict
     real_rows: np.ndarray
-    checks: object
+    checks: object  # the release's ValidationReport, once its pair is built
     gaps: object
 
 
@@ -220,25 +231,30 @@ def prepare(real, synthetic, holdout, schema, key, sensitive, missing) -> Prepar
     real_rows = tables["real data"].index.to_numpy()
     real, synthetic = (tables[n].reset_index(drop=True) for n in ("real data", "synthetic data"))
     holdout = tables["holdout data"].reset_index(drop=True) if holdout is not None else None
-    checks = validate(real, synthetic, schema)
-    for problem in mistakes(real, synthetic, holdout, schema):
+    return Prepared(real, synthetic, holdout, schema, user_schema, inferred, shapes, real_rows,
+                    None, gaps)  # fmt: skip
+
+
+def check_inputs(given: Prepared, side: RealSide) -> None:
+    """Refuse swapped files against a holdout; warn of what else looks like a mistake
+    (:func:`mistakes`) and of a holdout of another size than the release."""
+    synthetic, holdout = given.synthetic, given.holdout
+    for problem in mistakes(side, synthetic, holdout):
         if holdout is not None and problem.startswith(SWAPPED_WORDS):
             raise InvalidInputError(
                 f"{problem}. Refused: every score would read the real data as the release. If "
                 "the files are in order, the release was made from the holdout, which then is "
                 "no holdout"
             )
-        warnings.warn(problem, UserWarning, stacklevel=3)
+        warnings.warn(problem, UserWarning, stacklevel=4)
     if holdout is not None and abs(len(holdout) - len(synthetic)) > 0.1 * len(synthetic):
         warnings.warn(
             f"the holdout has {len(holdout):,} rows and the release {len(synthetic):,}: a "
             "metric's score depends on how many rows it searches, so the holdout's scores are "
             "a fair lower end only for a release of about its size",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-    return Prepared(real, synthetic, holdout, schema, user_schema, inferred, shapes, real_rows,
-                    checks, gaps)  # fmt: skip
 
 
 def full_report(given: Prepared, table, pairs, seconds, estimated, anchor, seed, targets):
@@ -306,20 +322,17 @@ def score_all(pairs: dict[str, Reference], runnable, progress: bool, kept: Kept 
     depends on it alone (its rows' nearest other real row) is computed once and shared. ``kept``:
     the references' scores so far (:mod:`.references`), read and added to; a table it already
     holds every metric of is not scored again, and its seconds are those it took then."""
-    kept = kept if kept is not None else Kept({})
+    kept = kept if kept is not None else Kept(None, {})
     scores, seconds = {}, {}
     todo = {name: [s for s in runnable if s.name not in kept.scores.get(name, {})]
             for name in pairs}  # fmt: skip
     bar = tqdm(total=sum(map(len, todo.values())), desc="scoring", disable=not progress)
     # a reference scored before has searched the real side already
     first = next((pairs[name].pair for name in pairs if kept.scores.get(name)), None)
+    # every pair is on one RealSide: its encodings and the real rows' own searches are shared
     with limited(available_cores()), bar:  # the cores this process may use, not the machine's
         for name, reference in pairs.items():
             pair = reference.pair
-            if first is not None and pair is not first:
-                pair.share_real_side(first)
-                if reference.sampled is not None:
-                    reference.sampled.share_encodings(first)
             began = time.perf_counter()
             scores[name] = dict(kept.scores.get(name, {}))
             for spec in todo[name]:
@@ -354,23 +367,24 @@ SWAPPED_WORDS = ("the files look swapped: check that the first file is the real 
                  "second the release")  # fmt: skip
 
 
-def mistakes(real: pd.DataFrame, synthetic: pd.DataFrame, holdout, schema) -> list[str]:
+def mistakes(side: RealSide, synthetic: pd.DataFrame, holdout) -> list[str]:
     """What looks like a mistake in the inputs, in words (each a warning, never a refusal): a
     release under a tenth of the real table's rows; and files that look swapped: the "release"
     at most half as far from the holdout as from the "real" table (median nearest distances of
     :data:`SWAP_SAMPLE` release rows: a real table resembles another sample of its population
     more than a synthetic one does), or, without a holdout, a "release" larger
     than the "real" table that holds at least half of its rows exactly."""
+    real = side.real
     said = []
     if len(synthetic) < SMALL_RELEASE * len(real):
         said.append(f"the release has {len(synthetic):,} rows, under a tenth of the real table's "
                     f"{len(real):,}: its scores say little about a release of the usual size")  # fmt: skip
     swapped = SWAPPED_WORDS
     if holdout is not None:
-        encoder = MixedEncoder(schema).fit(real)
+        encoder, coords = side.encoding("mixed")
         sample = synthetic.sample(min(SWAP_SAMPLE, len(synthetic)), random_state=0)
         z = encoder.transform(sample)
-        to_real = np.median(knn(z, encoder.transform(real))[0][:, 0])
+        to_real = np.median(knn(z, coords)[0][:, 0])
         to_holdout = np.median(knn(z, encoder.transform(holdout))[0][:, 0])
         if to_holdout < SWAPPED * to_real:
             said.append(f"{swapped} (the release's rows lie nearer to the holdout, median "

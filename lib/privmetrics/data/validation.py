@@ -310,12 +310,10 @@ def validate(
     ``synthetic`` may be None when only the real data and the schema are checked (synthesiser
     input). Allowed oddities are returned and, with ``warn``, issued as warnings. ``name`` is what
     messages call the compared table (e.g. ``"holdout"`` when the audit compares real rows).
+    :func:`validate_real` and :func:`check_release` are its two halves (a
+    :class:`~privmetrics.geometry.real_side.RealSide` runs the first once for all its tables).
     """
-    if not isinstance(schema, Schema):
-        raise InvalidInputError(f"schema must be a privmetrics Schema, got {type(schema).__name__}")
-    validate_schema(schema)
-    validate_frame(real, schema, "real data")
-    report = ValidationReport(real_outliers=far_from_bulk(real, schema), name=name)
+    report = validate_real(real, schema, name)
     if synthetic is None:  # a synthesiser's input
         check_plain_types(real)
         check_representable(real, schema)
@@ -323,6 +321,26 @@ def validate(
         check_declared_coding(real, schema)
         _warn(report, warn)
         return report
+    return check_release(real, synthetic, schema, report, warn)
+
+
+def validate_real(real: pd.DataFrame, schema: Schema, name: str = "synthetic") -> ValidationReport:
+    """The real table's half of :func:`validate`: the schema, the table against it, and its own
+    far values (a report whose compared table is called ``name``)."""
+    if not isinstance(schema, Schema):
+        raise InvalidInputError(f"schema must be a privmetrics Schema, got {type(schema).__name__}")
+    validate_schema(schema)
+    validate_frame(real, schema, "real data")
+    return ValidationReport(real_outliers=far_from_bulk(real, schema), name=name)
+
+
+def check_release(
+    real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, report: ValidationReport,
+    warn: bool = True,
+) -> ValidationReport:  # fmt: skip
+    """The compared table's half of :func:`validate`, against a real table already checked
+    (:func:`validate_real`, whose ``report`` it completes)."""
+    name = report.name
     validate_frame(synthetic, schema, f"{name} data")
     for col in schema.categorical:
         real_kind, synthetic_kind = value_kind(real[col]), value_kind(synthetic[col])

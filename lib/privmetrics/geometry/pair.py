@@ -14,6 +14,10 @@ by eight of them). A :class:`Pair` caches them, so a full-suite run does every q
   above the diagonal;
 * ``memo(key, compute)``: any other ingredient that several metrics or variants share (a
   classifier's AUC, the largest pair distance), computed once.
+
+What depends on the real table alone (its check, the encodings fitted on it, its rows' searches
+among themselves) lives in the pair's :class:`~privmetrics.geometry.real_side.RealSide`; pairs
+built on one side (``Pair(side, release)``) share it, so the audit prepares its real table once.
 """
 
 from __future__ import annotations
@@ -27,15 +31,14 @@ import pandas as pd
 from privmetrics.data.dtypes import plain
 from privmetrics.data.missing import MissingValuesWarning, treat_missing
 from privmetrics.data.schema import Schema
-from privmetrics.data.validation import ValidationReport, plain_categories, validate
-from privmetrics.geometry.encoding import MixedEncoder, column_entropy
+from privmetrics.data.validation import ValidationReport, plain_categories
 from privmetrics.geometry.neighbours import (
     farthest_distance,
     knn,
     nearest_both,
     nearest_other,
 )
-from privmetrics.geometry.projection import FAMD
+from privmetrics.geometry.real_side import RealSide
 
 SIDES = ("real", "synthetic")
 # spaces in which metrics ask for the nearest row both ways (MDCR and NNAA: synthetic -> real),
@@ -69,6 +72,9 @@ def copy_neighbours(coords: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class Pair:
     """A validated (real, synthetic, schema) triple with its shared ingredients (module doc).
 
+    ``real``: the real table, or a :class:`~privmetrics.geometry.real_side.RealSide` that pairs
+    of one real table share (then ``schema`` is the side's and may be left out, and the release
+    comes with its missing values treated as the side's were); only the release is checked then.
     ``missing``: the rule for missing values (:mod:`privmetrics.data.missing`): ``"indicator"``
     (a gap is a category, or a flag beside a median-filled number), ``"drop-rows"`` or
     ``"refuse"``. ``schema``, ``real`` and ``synthetic`` are the treated ones; ``missing`` then
@@ -78,9 +84,9 @@ class Pair:
 
     def __init__(
         self,
-        real: pd.DataFrame,
+        real: pd.DataFrame | RealSide,
         synthetic: pd.DataFrame,
-        schema: Schema,
+        schema: Schema | None = None,
         seed: int = 0,
         name: str = "synthetic",
         missing: str = "indicator",
@@ -88,19 +94,24 @@ class Pair:
     ):
         # name: what checks call the second table (the audit also pairs real rows with a holdout)
         # dates as days, categories and nullable numbers as plain values (privmetrics.data.dtypes)
-        real, synthetic, control = (plain(t)[0] if isinstance(t, pd.DataFrame) else t
-                                    for t in (real, synthetic, control))  # fmt: skip
+        synthetic, control = (plain(t)[0] if isinstance(t, pd.DataFrame) else t
+                              for t in (synthetic, control))  # fmt: skip
+        if isinstance(real, RealSide):
+            side, self.missing = real, None
+        else:
+            real = plain(real)[0] if isinstance(real, pd.DataFrame) else real
+            real, synthetic, schema, self.missing = _treated(real, synthetic, schema, name, missing)
+            side = RealSide(real, schema)
         if control is not None:
-            validate(real, control, schema, warn=False, name="holdout")
-        real, synthetic, schema, self.missing = _treated(real, synthetic, schema, name, missing)
-        self.report: ValidationReport = validate(real, synthetic, schema, name=name)
+            side.check(control, "holdout", warn=False)
+        self.report: ValidationReport = side.check(synthetic, name)
+        self.side = side
         self.control = None if control is None else control.reset_index(drop=True)
-        self.real = plain_categories(real.reset_index(drop=True))
+        self.real = side.real
         self.synthetic = plain_categories(synthetic.reset_index(drop=True))
-        self.schema = schema
+        self.schema = side.schema
         self.seed = seed
         self._spaces: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._fitted: dict[str, tuple[object, np.ndarray]] = {}  # space: (encoding, real coords)
         self._knn: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self._memo: dict = {}
 
@@ -113,73 +124,30 @@ class Pair:
     # --- encodings ---------------------------------------------------------------------------
     def space(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(real, synthetic) coordinates in the named space, computed once. The encoding is
-        fitted on the real table alone, so pairs of one real table share it
-        (:meth:`share_encodings`)."""
+        fitted on the real table alone, once for every pair of its :class:`RealSide`."""
         if name not in self._spaces:
-            if name not in self._fitted:
-                model = self._fit_space(name)
-                real = model.transform(self.real)
-                real.flags.writeable = False  # shared by every pair of this real table
-                self._fitted[name] = (model, real)
-            model, real = self._fitted[name]
+            model, real = self.side.encoding(name)
             self._spaces[name] = (real, model.transform(self.synthetic))
         return self._spaces[name]
 
-    def _fit_space(self, name: str):
-        """The named space's encoding, fitted on the real table."""
-        if name == "mixed":
-            return MixedEncoder(self.schema).fit(self.real)
-        if name == "entropy":
-            return MixedEncoder(self.schema, weights=self.entropy_weights).fit(self.real)
-        if name == "famd":
-            return FAMD(self.schema, n_components=2).fit(self.real)
-        if name == "keys":
-            keys = list(self.schema.key)
-            return MixedEncoder(self.schema.subset(keys)).fit(self.real[keys])
-        raise ValueError(f"unknown space {name!r}; use 'mixed', 'entropy', 'famd' or 'keys'")
-
-    @cached_property
+    @property
     def entropy_weights(self) -> dict[str, float]:
         """1 / H(column) per column (numericals in 10 quantile bins); constant columns weigh 1."""
-        weights = {}
-        for col in self.schema.names:
-            h = column_entropy(self.real[col], col in self.schema.numerical)
-            weights[col] = 1.0 / h if h > 0 else 1.0
-        return weights
-
-    def share_real_side(self, other: Pair) -> None:
-        """Take from ``other`` the neighbour queries among real rows alone: with the same real
-        table, schema, seed and target rows they are the same (every space is fitted on the real
-        table), so pairs of one real table with several others search them once."""
-        same = (
-            self.schema == other.schema
-            and self.seed == other.seed
-            and np.array_equal(self.target_positions("real"), other.target_positions("real"))
-            and self.real.equals(other.real)
-        )  # fmt: skip
-        if not same:
-            raise ValueError("share_real_side needs a pair of the same real table and schema")
-        self.share_encodings(other)
-        for key, found in other._knn.items():
-            if key[0] == key[1] == "real":
-                self._knn.setdefault(key, found)
-
-    def share_encodings(self, other: Pair) -> None:
-        """Take from ``other`` the encodings fitted on the real table and its rows' coordinates
-        (a pair of the same real table and schema, whatever its target rows): at 50,000 rows the
-        FAMD fit alone takes 0.7 s, paid once instead of once per reference."""
-        if not (self.schema == other.schema and self.real.equals(other.real)):
-            raise ValueError("share_encodings needs a pair of the same real table and schema")
-        for name, fitted in other._fitted.items():
-            self._fitted.setdefault(name, fitted)
+        return self.side.entropy_weights
 
     # --- nearest neighbours ------------------------------------------------------------------
     def neighbours(self, query: str, index: str, k: int = 1, space: str = "mixed"):
         """(distances, indices) of the k nearest ``index`` rows of every ``query`` row, cached."""
         key = (query, index, space)
-        cached = self._knn.get(key)
+        own = None  # the real rows' search among themselves is the side's, for these targets
+        if query == index == "real":
+            own = self.side.own_key(space, self.target_positions("real"))
+        cached = self._knn.get(key) or self.side.own.get(own)
         if cached is None or cached[0].shape[1] < k:
-            cached = self._knn[key] = self._search(query, index, k, space)
+            cached = self._search(query, index, k, space)
+            if own is not None:
+                self.side.own[own] = cached
+        self._knn[key] = cached
         return cached[0][:, :k], cached[1][:, :k]
 
     def _search(self, query: str, index: str, k: int, space: str):

@@ -38,6 +38,7 @@ import pandas as pd
 from privmetrics.data.schema import Schema
 from privmetrics.geometry.neighbours import knn
 from privmetrics.geometry.pair import SIDES, Pair
+from privmetrics.geometry.real_side import RealSide
 from privmetrics.metrics import evaluate, select
 
 TARGETS = 20_000  # target rows per table
@@ -53,9 +54,9 @@ class SampledPair(Pair):
 
     def __init__(
         self,
-        real: pd.DataFrame,
+        real: pd.DataFrame | RealSide,
         synthetic: pd.DataFrame,
-        schema: Schema,
+        schema: Schema | None = None,
         seed: int = 0,
         targets: int = TARGETS,
         draw: int = 0,
