@@ -6,7 +6,7 @@ PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell $(PYTHON) -c "import hashlib;print(hashlib.sha1(open('pyproject.toml','rb').read()).hexdigest()[:12])")
 LOG     := $(VENV)/install.log
 
-.PHONY: setup browser anonymeter reproduce book-student test test-fast verify verify-games bench bench-book bench-scale bench-audit bench-synth epsilon-response lint clean
+.PHONY: setup browser anonymeter reproduce book-student test test-fast verify verify-games bench bench-book bench-scale bench-audit steward-cases bench-synth epsilon-response lint clean
 
 setup: $(STAMP)
 
@@ -86,6 +86,10 @@ bench-scale: setup
 # the steward's audit at 50,000 rows (default, with a holdout, --targets 5000), each in a fresh process
 bench-audit: setup
 	$(PY) -m privmetrics bench-audit
+
+# the audit on releases whose answer is known, over three public tables (issue 62), as a table
+steward-cases: setup
+	$(PY) -m privmetrics steward-cases
 
 bench-synth: setup
 	$(PY) -m privmetrics bench-synth --profile paper

@@ -20,6 +20,7 @@ COMMANDS = {
     "bench": "time_metrics",
     "bench-scale": "time_scale",
     "bench-audit": "time_audit",
+    "steward-cases": "try_steward_cases",
     "bench-synth": "time_synthesisers",
     "epsilon-response": "sweep_epsilon",
     "bench-book": "time_book",

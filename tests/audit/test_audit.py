@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -330,10 +331,16 @@ def test_with_a_holdout_a_shuffled_release_reads_near_holdout_and_a_copy_near_re
 
 
 def test_a_holdout_of_another_size_or_kind_is_named(with_holdout):
+    """Issue 62, item 1: a holdout of another size is scored at equal sizes, and the report says
+    so instead of a warning that changed nothing."""
     real, holdout, _, schema = with_holdout
-    with pytest.warns(UserWarning, match="the holdout has 100 rows and the release 300"):
-        audit(real, real.copy(), schema=schema, metrics=["DCR"], holdout=holdout.iloc[:100],
-              random_runs=2)  # fmt: skip
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        report = audit(real, real.copy(), schema=schema, metrics=["DCR"],
+                       holdout=holdout.iloc[:100], random_runs=2, report=True)  # fmt: skip
+    assert not [w for w in said if "rows and the release" in str(w.message)]  # no size warning
+    assert any("on 100 random rows each" in remark for remark in report.remarks), report.remarks
+    assert report.verdict.level == "high risk"
     with pytest.raises(InvalidInputError, match="holdout data must be a pandas DataFrame"):
         audit(real, real.copy(), schema=schema, metrics=["DCR"], holdout=[1, 2, 3])
 

@@ -137,8 +137,8 @@ def test_the_three_criteria_enter_the_verdict_as_attack_measures_by_hand():
 
     metrics = verdict_table([0.1, 0.05])
     criteria = pd.DataFrame({"attack": ["linkability", "inference (x)", "singling out (m)"],
-                             "value": [0.9, 0.5, 0.95], "low": [0.8, 0.2, 0.9],
-                             "high": [1.0, 0.8, 1.0], "weak attack": [False, False, True]})  # fmt: skip
+                             "value": [0.9, 0.5, 0.95], "low": [0.8, 0.35, 0.9],
+                             "high": [1.0, 0.65, 1.0], "weak attack": [False, False, True]})  # fmt: skip
     rows = criteria_rows(criteria)
     assert list(rows.category) == [CRITERIA] * 3 and rows.position.iloc[2] != rows.position.iloc[2]
     verdict = decide(pd.concat([metrics, rows], ignore_index=True), anchor="holdout")
@@ -161,6 +161,12 @@ def test_a_band_needs_the_whole_interval_and_the_boundary_has_a_tolerance():
     assert band_of(verdict_table([1 - 1 / 3]).iloc[0]) == "near Real"
     assert band_of(verdict_table([(2 / 3) * (1 - 1e-12)]).iloc[0]) == "near Real"
     assert band_of(verdict_table([0.3]).iloc[0]) == "near low"
+    # an interval from the bottom third into the top one cannot place the release: uninformative
+    row = verdict_table([0.46]).iloc[0].copy()
+    row["position low"], row["position high"] = 0.0, 0.95
+    assert band_of(row) is None
+    row["position high"] = 0.6  # into the middle third only: the point decides
+    assert band_of(row) == "between"
 
 
 def test_uninformative_metrics_stay_out_of_the_verdict_and_are_counted():
@@ -806,3 +812,35 @@ def test_the_report_fits_a_1280_px_window_and_says_what_to_do(texas, tmp_path):
     path = tmp_path / "report.html"
     path.write_text(page)
     assert check_page(path, browser).layout == []
+
+
+def test_without_a_holdout_a_jittered_copy_is_nearer_than_real_rows_to_each_other():
+    """Issue 62, done-when: a jittered copy holds no exact copy, so copies alone never proved its
+    risk without a holdout ("some risk", exit 3). Its rows lie nearer to the real rows than these
+    lie to one another, far beyond chance r / (r + n - 1); fresh rows of the same population do
+    not, whatever the release's size."""
+    from privmetrics.audit.evidence import excess_nearness
+
+    rows, schema = load_dataset("texas", n=2400, seed=5)
+    real, fresh = rows.iloc[:600].reset_index(drop=True), rows.iloc[600:].reset_index(drop=True)
+    numbers = list(schema.numerical)
+    jittered = real.copy()
+    rng = np.random.default_rng(0)
+    jittered[numbers] = (
+        real[numbers] + rng.normal(0, 0.05, (600, len(numbers))) * real[numbers].std().to_numpy()
+    )
+    assert quiet(excess_nearness, Pair(real, real.copy(), schema)) > 0.3
+    assert quiet(excess_nearness, Pair(real, jittered, schema)) > 0.3
+    for size in (300, 600, 1800):  # chance moves with the release's size: 1/3, 1/2, 3/4
+        assert quiet(excess_nearness, Pair(real, fresh.iloc[:size], schema)) < 0.05, size
+
+
+def test_a_holdout_of_another_size_is_met_at_equal_sizes():
+    from privmetrics.audit.references import equal_rows
+
+    holdout = pd.DataFrame({"a": range(120)})
+    assert equal_rows(600, 600, None) is None
+    assert equal_rows(600, 600, pd.DataFrame({"a": range(580)})) is None  # within a tenth
+    assert equal_rows(600, 600, holdout) == 120
+    assert equal_rows(600, 100, holdout) == 100  # the release the smaller
+    assert equal_rows(600, 300, pd.DataFrame({"a": range(300)})) == 300  # Real is cut to them

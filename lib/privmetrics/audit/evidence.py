@@ -88,6 +88,25 @@ def excess_copies(real: pd.DataFrame, release: pd.DataFrame, holdout=None) -> fl
     return float(copied_rows(real, release).mean() - baseline)
 
 
+def excess_nearness(pair: Pair) -> float:
+    """Without a holdout the real table's own rows are the non-members: the share of (target)
+    real rows whose nearest release row lies nearer than their nearest *other* real row (a tie
+    counts half), beyond chance, as the lower end of its 95% Wilson interval.
+
+    For a release of new people of the same population, the nearest of the r release rows and
+    the n - 1 other real rows around a real row is a release row with probability r / (r + n - 1)
+    (the rows are exchangeable), so that is chance, whatever the sizes. A copy, even a jittered
+    one, puts every real row's own record nearest: about 1 - chance beyond it. Twins of a row in
+    the real table tie with its copy (both at distance 0) and count half."""
+    to_release = pair.nearest_distance("real", "synthetic")
+    to_others = pair.nearest_distance("real", "real")
+    nearer = (to_release < to_others) + 0.5 * (to_release == to_others)
+    r, n = len(pair.synthetic), len(pair.real)
+    chance = r / (r + n - 1)
+    low, _ = wilson_interval(nearer.sum(), len(nearer))
+    return float(low) - chance
+
+
 def recovered(pair: Pair, positions: np.ndarray) -> np.ndarray:
     """For the real rows at ``positions`` of ``pair.real``, whether the release row nearest on the
     key attributes carries the row's sensitive values (all of them); False when the schema names

@@ -131,8 +131,9 @@ class Reference:
 
 
 def reference_pairs(
-    side: RealSide, holdout, seed: int, targets, random_runs: int, with_real: bool
-) -> dict[str, Reference]:
+    side: RealSide, holdout, seed: int, targets, random_runs: int, with_real: bool,
+    equal: int | None = None,
+) -> dict[str, Reference]:  # fmt: skip
     """The references to score a release against, in order: ``"Holdout"`` (when given),
     ``"Random 1"`` ... (``random_runs`` draws with seeds ``seed``, ``seed + 1``, ...), ``"Real"``
     (a copy; when ``with_real``), every pair on the real ``side``. Every pair uses the holdout as
@@ -140,14 +141,16 @@ def reference_pairs(
     also gets a sampled pair (:class:`Reference`). They depend on the real table alone, not on the
     release: the audit keeps them by content (:mod:`.references`). Random is fitted once (its
     fit reads each column's observed values, no randomness) and sampled with each draw's seed,
-    the same tables as a fit per seed."""
+    the same tables as a fit per seed. ``equal``: rows the holdout and Real are scored on (random
+    rows of each, drawn with ``seed``), to match a release of that size; None: every row."""
     from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
     from privmetrics.synthesisers import make_synthesiser
 
     real = side.real
     pairs = {}
     if holdout is not None:
-        pairs["Holdout"] = Reference(pair_of(side, holdout, seed, targets, "holdout", holdout))
+        held = _rows(holdout, equal, seed)
+        pairs["Holdout"] = Reference(pair_of(side, held, seed, targets, "holdout", holdout))
     with warnings.catch_warnings():  # Random's new categories and far values are by design
         warnings.simplefilter("ignore", UnseenCategoryWarning)
         warnings.simplefilter("ignore", OutlierWarning)
@@ -165,8 +168,37 @@ def reference_pairs(
                                            draw=k + 1, control=holdout)  # fmt: skip
             pairs[f"Random {k + 1}"] = draw
         if with_real:
-            pairs["Real"] = Reference(pair_of(side, real.copy(), seed, targets, control=holdout))
+            copy = _rows(real, equal, seed).copy()
+            pairs["Real"] = Reference(pair_of(side, copy, seed, targets, control=holdout))
     return pairs
+
+
+def _rows(table: pd.DataFrame, rows: int | None, seed: int) -> pd.DataFrame:
+    """``rows`` random rows of ``table`` (all of them when it has no more, or ``rows`` is None)."""
+    if rows is None or rows >= len(table):
+        return table
+    return table.sample(rows, random_state=seed).reset_index(drop=True)
+
+
+def equal_rows(real: int, release: int, holdout) -> int | None:
+    """With a holdout whose size differs from the release's by more than a tenth (or a release and
+    holdout both well under the real table's size), the rows each of the release, the holdout and
+    Real are scored on: the smaller of the release's and the holdout's, so that the position
+    compares tables of one size (a metric's score depends on how many rows it searches: a fifth-size
+    holdout put a release of new people at "some risk"). None: every table as it is."""
+    if holdout is None:
+        return None
+    rows = min(release, len(holdout))
+    differ = any(abs(n - rows) > 0.1 * rows for n in (release, len(holdout), real))
+    return rows if differ else None
+
+
+def equal_remark(rows: int, release: int, holdout: int, real: int) -> str:
+    """What scoring at equal sizes (:func:`equal_rows`) did, in words."""
+    return (f"scored at equal sizes: the release, the holdout and Real on {rows:,} random rows "
+            f"each (the release has {release:,} rows, the holdout {holdout:,}, the real table "
+            f"{real:,}): a metric's score depends on how many rows it searches, so the holdout "
+            "is a fair lower end only at the release's size")  # fmt: skip
 
 
 def unscored(kept: Kept, name: str, runnable) -> bool:

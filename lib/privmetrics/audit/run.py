@@ -25,7 +25,7 @@ from tqdm import tqdm
 from privmetrics.audit import references as kept_references
 from privmetrics.audit.cost import estimate, say
 from privmetrics.audit.criteria import criteria_panel
-from privmetrics.audit.evidence import excess_copies, row_evidence
+from privmetrics.audit.evidence import excess_copies, excess_nearness, row_evidence
 from privmetrics.audit.files import check_shared_values, conform, resolve_schema
 from privmetrics.audit.positions import (
     RANDOM_RUNS,
@@ -41,6 +41,8 @@ from privmetrics.audit.references import (
     Kept,
     Reference,
     content_key,
+    equal_remark,
+    equal_rows,
     pair_of,
     reference_pairs,
     table_size,
@@ -150,18 +152,26 @@ def tables_to_score(given: Prepared, seed: int, targets, runs: int, with_real: b
     """(the references kept for this real table, {table: Reference} with the release first): every
     pair on one :class:`RealSide`, so that the real table is checked and encoded once however
     many tables are scored against it, and once for several releases of it (:mod:`.references`).
-    The release is checked here (``given.checks``), and the inputs' likely mistakes are said."""
-    real, holdout, schema = given.real, given.holdout, given.schema
+    The release is checked here (``given.checks``; its whole pair is ``given.release``), and the
+    inputs' likely mistakes are said. With a holdout of another size than the release, the
+    release, the holdout and Real are scored on :func:`~privmetrics.audit.references.equal_rows` random rows each."""
+    real, holdout, schema, synthetic = given.real, given.holdout, given.schema, given.synthetic
+    given.equal = equal = equal_rows(len(real), len(synthetic), holdout)
     key = content_key(real, holdout, schema, seed=seed, targets=targets, runs=runs,
-                      with_real=with_real,
+                      with_real=with_real, equal=equal,
                       sampled=(kept_references.SAMPLED_RANDOM_ROWS, kept_references.RANDOM_TARGETS))  # fmt: skip
     kept = KEPT.get(key)
     if kept is None:
         side = RealSide(real, schema)
-        kept = KEPT.keep(key, side, reference_pairs(side, holdout, seed, targets, runs, with_real))
-    release = pair_of(kept.side, given.synthetic, seed, targets, control=holdout)
-    given.checks = release.report
+        references = reference_pairs(side, holdout, seed, targets, runs, with_real, equal)
+        kept = KEPT.keep(key, side, references)
+    given.release = pair_of(kept.side, synthetic, seed, targets, control=holdout)
+    given.checks = given.release.report
     check_inputs(given, kept.side)
+    release = given.release
+    if equal is not None and equal < len(synthetic):
+        scored = synthetic.sample(equal, random_state=seed).reset_index(drop=True)
+        release = pair_of(kept.side, scored, seed, targets, control=holdout)
     return kept, {"release": Reference(release), **kept.pairs}
 
 
@@ -201,6 +211,8 @@ class Prepared:
     real_rows: np.ndarray
     checks: object  # the release's ValidationReport, once its pair is built
     gaps: object
+    release: object = None  # the release's pair, every row (tables_to_score)
+    equal: int | None = None  # rows each table is scored on at equal sizes (equal_rows)
 
 
 def prepare(real, synthetic, holdout, schema, key, sensitive, missing) -> Prepared:
@@ -237,7 +249,8 @@ def prepare(real, synthetic, holdout, schema, key, sensitive, missing) -> Prepar
 
 def check_inputs(given: Prepared, side: RealSide) -> None:
     """Refuse swapped files against a holdout; warn of what else looks like a mistake
-    (:func:`mistakes`) and of a holdout of another size than the release."""
+    (:func:`mistakes`). A holdout of another size than the release is no mistake: the tables are
+    then scored at equal sizes (:func:`~privmetrics.audit.references.equal_rows`), and the report says so."""
     synthetic, holdout = given.synthetic, given.holdout
     for problem in mistakes(side, synthetic, holdout):
         if holdout is not None and problem.startswith(SWAPPED_WORDS):
@@ -247,27 +260,21 @@ def check_inputs(given: Prepared, side: RealSide) -> None:
                 "no holdout"
             )
         warnings.warn(problem, UserWarning, stacklevel=4)
-    if holdout is not None and abs(len(holdout) - len(synthetic)) > 0.1 * len(synthetic):
-        warnings.warn(
-            f"the holdout has {len(holdout):,} rows and the release {len(synthetic):,}: a "
-            "metric's score depends on how many rows it searches, so the holdout's scores are "
-            "a fair lower end only for a release of about its size",
-            UserWarning,
-            stacklevel=4,
-        )
 
 
 def full_report(given: Prepared, table, pairs, seconds, estimated, anchor, seed, targets):
     """The :class:`AuditReport` around the scores' ``table``: the verdict, the exposed rows, the
     three criteria and the utility panel."""
     real, synthetic, holdout, schema = given.real, given.synthetic, given.holdout, given.schema
-    release = pairs["release"].pair
+    release = given.release  # every row of it, whatever the scoring's sizes
     # the panel's pairs: a sampled pair holds every row too (only its searches are sampled)
-    named = {"release": "release", "Holdout": "Holdout", "Random": "Random 1"}
-    references = {label: pairs[key].scored for label, key in named.items() if key in pairs}
+    named = {"Holdout": "Holdout", "Random": "Random 1"}
+    references = {"release": release,
+                  **{label: pairs[key].scored for label, key in named.items() if key in pairs}}  # fmt: skip
     with limited(available_cores()):
         panel = utility_panel(references)
-        held = pairs["Holdout"].pair if "Holdout" in pairs else None
+        whole = "Holdout" in pairs and len(pairs["Holdout"].pair.synthetic) == len(holdout)
+        held = pairs["Holdout"].pair if whole else None  # its searches, when on every row
         evidence, evidence_lines = row_evidence(release, holdout, given.real_rows, held)
         criteria, criteria_lines = criteria_panel(real, synthetic, holdout, schema, seed)
     split = holdout_problem(panel)
@@ -282,7 +289,12 @@ def full_report(given: Prepared, table, pairs, seconds, estimated, anchor, seed,
         remarks=([] if given.checks.ok else [str(given.checks)])
         + ([str(given.gaps)] if given.gaps.any else [])
         + ([split] if split else [])
-        + ([f"scores from {targets:,} random target rows of each table"] if targets else []),
+        + ([f"scores from {targets:,} random target rows of each table"] if targets else [])
+        + (
+            [equal_remark(given.equal, len(synthetic), len(holdout), len(real))]
+            if given.equal is not None
+            else []
+        ),
         evidence=evidence,
         evidence_lines=evidence_lines,
         criteria=criteria,
@@ -293,8 +305,10 @@ def full_report(given: Prepared, table, pairs, seconds, estimated, anchor, seed,
         anchor=anchor,
     )
     # with a holdout, the three criteria are attack measures of the verdict too
-    copies = excess_copies(real, synthetic) if holdout is None else None  # against Random only
-    result.verdict = decide(result.judged, anchor, looks_useless(panel), copies)
+    # against Random only: copies beyond the twins, or real rows nearer to it than to each other
+    copies = excess_copies(real, synthetic) if holdout is None else None
+    nearer = excess_nearness(release) if holdout is None else None
+    result.verdict = decide(result.judged, anchor, looks_useless(panel), copies, nearer)
     if split:
         result.verdict.headline += f" Caution: {split}."
     return result

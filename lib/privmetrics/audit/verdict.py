@@ -10,7 +10,9 @@ position interval lies in it, so an effect of a few per cent never makes a "near
 * **high risk**: attack measures place the release near Real (their interval entirely in the top
   third), one against a holdout, or against Random at least :data:`HIGH_WITHOUT_HOLDOUT` of them
   with at least :data:`COPY_EXCESS` of the real rows copied exactly beyond the twins' baseline
-  (``copies``): the release behaves like a copy for those attacks. Against Random alone, new
+  (``copies``), or with the real rows nearer to the release than to one another well beyond
+  chance (``nearer``, :data:`NEARER_EXCESS`: a jittered copy): the release behaves like a copy
+  for those attacks. Against Random alone, new
   people of the same population reach near Real on distance measures too (Random is noise), so
   the positions alone are "some risk" with the advice to audit with a holdout. A measure of resemblance (a detector or a
   distribution test, ``MetricSpec.resemblance``) says how closely the release resembles the data
@@ -49,6 +51,10 @@ HIGH_WITHOUT_HOLDOUT = 2
 # Real too (MDCR and MemInf on two numeric tables at 88-92% and 76-91%), so without a holdout a
 # high risk also needs this share of real rows copied exactly beyond the twins' baseline
 COPY_EXCESS = 0.05
+# or, for a release that holds no exact copy (a jittered one), real rows nearer to it than to one
+# another beyond chance (the lower end of the share's interval): a fifth of the real rows more
+# than new people of the same population are (half of them at equal sizes) is no accident
+NEARER_EXCESS = 0.2
 NEAR_REAL, BETWEEN = 2 / 3, 1 / 3  # the bands' lower edges, as POSITION_BANDS
 TOLERANCE = 1e-9  # a position of exactly 2/3 computes as 0.6666666666666666
 # where the headline places the release against a holdout, in a steward's words
@@ -104,12 +110,17 @@ class Verdict:
 def band_of(row: pd.Series) -> str | None:
     """``"near Real"``, ``"between"`` or ``"near low"`` when the whole interval lies in one band
     (upper bands win: a release whose interval reaches into the top third counts as between at
-    least), None when the metric is uninformative."""
+    least), None when the metric is uninformative: no position, or an interval that runs from
+    the bottom third into the top one, which cannot tell a release like new people from a copy
+    (an inference attack whose control set is guessed right 94% of the time read 0.46 [0.00,
+    0.95] on fresh rows, and made them "some risk")."""
     where = row.get("position", np.nan)
     if pd.isna(where):
         return None
-    low = row.get("position low", where)
-    low = where if pd.isna(low) else low
+    low, high = (row.get(f"position {end}", where) for end in ("low", "high"))
+    low, high = (where if pd.isna(end) else end for end in (low, high))
+    if low < BETWEEN - TOLERANCE and high >= NEAR_REAL - TOLERANCE:
+        return None
     if low >= NEAR_REAL - TOLERANCE:
         return "near Real"
     if low >= BETWEEN - TOLERANCE or where >= BETWEEN - TOLERANCE:
@@ -118,13 +129,17 @@ def band_of(row: pd.Series) -> str | None:
 
 
 def decide(
-    table: pd.DataFrame, anchor: str = "Random", useless: bool = False, copies: float | None = None
-) -> Verdict:
+    table: pd.DataFrame, anchor: str = "Random", useless: bool = False, copies: float | None = None,
+    nearer: float | None = None,
+) -> Verdict:  # fmt: skip
     """The verdict from the audit's table (``position`` columns required; without them, cannot
     tell). ``anchor`` names the lower end; ``useless`` adds the fidelity panel's warning.
     ``copies``: the share of real rows the release holds exactly beyond its baseline
     (:func:`~privmetrics.audit.evidence.excess_copies`); against Random a high risk then also
-    needs at least :data:`COPY_EXCESS` of them (None: not measured, the positions decide alone)."""
+    needs at least :data:`COPY_EXCESS` of them, or ``nearer`` (the share of real rows nearer to the
+    release than to one another beyond chance, :func:`~privmetrics.audit.evidence.excess_nearness`:
+    a jittered copy holds no exact copy) at least :data:`NEARER_EXCESS` (None: not measured, the
+    positions decide alone)."""
     if "position" not in table:
         return Verdict(
             "cannot tell",
@@ -150,7 +165,9 @@ def decide(
         words = HOLDOUT_WORDS if anchor == "holdout" else {
             "high risk": "near Real (a copy)", "some risk": f"between {anchor} and Real",
             "low risk": f"near {anchor}"}  # fmt: skip
-        unproven = anchor != "holdout" and copies is not None and copies < COPY_EXCESS - TOLERANCE
+        unproven = (anchor != "holdout" and copies is not None
+                    and copies < COPY_EXCESS - TOLERANCE
+                    and (nearer is None or nearer < NEARER_EXCESS - TOLERANCE))  # fmt: skip
         if len(near) >= need and not unproven:
             level, hits = "high risk", near
         elif len(near) or (bands[attack] == "between").any():
@@ -169,10 +186,18 @@ def decide(
         )
         sure = f"{len(hits)} of {int(attack.sum())} informative attack measures"
         headline = f"{level.capitalize()}: {sure} place the release {where}: {names}."
+        near_copy = copies is not None and copies < COPY_EXCESS - TOLERANCE
+        if level == "high risk" and anchor != "holdout" and near_copy:  # what proved it
+            headline += (f" It holds no more exact copies of real rows than twins explain, but "
+                         f"lies nearer to them than they lie to one another, well beyond chance "
+                         f"(excess {nearer:.0%}): a near copy.")  # fmt: skip
         if level == "some risk" and len(near) >= need and anchor != "holdout":
             headline += (f" Against Random, new people of the same population also score near "
                          f"Real on such measures, and the release holds no more exact copies of "
-                         f"real rows than twins explain (excess {copies:.1%}): audit with a "
+                         f"real rows than twins explain (excess {copies:.1%})"
+                         + (f" and lies no nearer to them than they lie to one another beyond "
+                            f"chance (excess {max(nearer, 0):.0%})" if nearer is not None else "")
+                         + ": audit with a "
                          "holdout (real rows the generator never saw, --holdout; --holdout-split "
                          "makes one before training) to decide.")  # fmt: skip
         elif level == "some risk" and len(near) and anchor != "holdout":

@@ -111,3 +111,32 @@ def gower_knn(
 
     in_parallel(one_block, range(0, n_query, block))  # numpy releases the GIL in the passes
     return found_d, found_i
+
+
+def tied_link_share(
+    a: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    b: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+) -> np.ndarray:
+    """For each query row, the chance that its nearest index row on ``a`` and its nearest index
+    row on ``b`` (each a ``(query, index)`` pair of :func:`gower_coordinates` over one set of
+    columns) are one row when each is drawn uniformly among its ties: |T_a & T_b| / (|T_a| |T_b|),
+    T the index rows at the least distance. It does not depend on the index's row order (the
+    first of the ties would: on coarse columns the first rows are the nearest of many queries)."""
+    (qa, ia), (qb, ib) = a, b
+    n_index, n_query = len(ia[0]), len(qa[0])
+    block = max(1, BLOCK_CELLS // max(n_index, 1))
+    share = np.zeros(n_query)
+
+    def ties(query, index) -> np.ndarray:
+        d = gower_distances(query, index)
+        least = d.min(1, keepdims=True)
+        return d <= least + 1e-12 * np.maximum(least, 1.0)
+
+    def one_block(start: int) -> None:
+        rows = slice(start, start + block)
+        ta = ties(tuple(x[rows] for x in qa), ia)
+        tb = ties(tuple(x[rows] for x in qb), ib)
+        share[rows] = (ta & tb).sum(1) / (ta.sum(1) * tb.sum(1))
+
+    in_parallel(one_block, range(0, n_query, block))
+    return share

@@ -16,7 +16,7 @@ audit would:
 
 The table gives the seconds of each case and of each table scored in it, and the machine's load,
 then the estimate each audit printed before scoring beside the scoring's seconds (issue 43: within
-a factor of two).
+a factor of two; issue 62: of 1.5).
 Targets: the default audit at 50,000 rows within 2 minutes on 2 idle cores (issue 27); with a
 holdout within 1 minute, and three releases in one call under twice one (issue 61).
 """
@@ -34,6 +34,7 @@ CASES = ("default", "holdout", "targets", "three")
 TARGET_SECONDS = 120
 HOLDOUT_SECONDS = 60
 THREE_RATIO = 2
+ESTIMATE_FACTOR = 1.5  # the first estimate against the time taken (issue 62: 2-4x above before)
 
 
 def measure(case: str, rows: int) -> dict:
@@ -92,9 +93,9 @@ def format_audit(results: dict[str, dict], rows: int, load_before: str) -> str:
         if got.get("estimated"):
             scored = sum(got["tables"].values())
             ratio = scored / got["estimated"]
-            within = "within" if 0.5 <= ratio <= 2 else "NOT within"
+            within = "within" if 1 / ESTIMATE_FACTOR <= ratio <= ESTIMATE_FACTOR else "NOT within"
             lines.append(f"{case:<9} estimated {got['estimated']:.0f} s, scored in {scored:.0f} s "
-                         f"(x{ratio:.2f}, {within} a factor of 2)")  # fmt: skip
+                         f"(x{ratio:.2f}, {within} a factor of {ESTIMATE_FACTOR:g})")  # fmt: skip
     default = results.get("default", {})
     if "seconds" in default:
         met = "met" if default["seconds"] <= TARGET_SECONDS else "NOT met"

@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from privmetrics.data.schema import Schema
@@ -120,3 +121,47 @@ def criteria_comparison(seed: int = 0, rows: int | None = None) -> pd.DataFrame:
                                 n_attacks=len(real), singling_out=("multivariate", 3))  # fmt: skip
         frames.append(side_by_side(ours, theirs).assign(release=name))
     return pd.concat(frames, ignore_index=True)
+
+
+def coarse_keys_comparison(seed: int = 0, rows: int = 1000) -> pd.DataFrame:
+    """Linkability of an exact copy when the keys are coarse, both implementations (issue 62,
+    item 7): the fair survey of :mod:`privmetrics.compendium.benchmarks.steward_cases` (coded
+    answers: 16% of its rows are exact twins), ``rows`` training rows and as many control rows,
+    the key split into halves of two and of four columns. One row per split (:func:`side_by_side`)
+    with ``shared half``: the share of targets whose half-record, on one half at least, is that
+    of other people too. The nearest release rows on such a half are ties among which the
+    attacker must choose (:mod:`privmetrics.attacks.anonymisation`), so a copy links few of them:
+    on coarse keys a low linkability says the attack cannot tell people apart, not that the
+    release protects them."""
+    import warnings
+
+    from privmetrics.attacks.anonymisation import linkability
+    from privmetrics.compendium.benchmarks.steward_cases import load_table
+    from privmetrics.data.schema import infer_schema
+
+    population, _ = load_table("fair")
+    drawn = population.sample(2 * rows, random_state=seed).reset_index(drop=True)
+    real, control = (
+        drawn.iloc[:rows].reset_index(drop=True),
+        drawn.iloc[rows:].reset_index(drop=True),
+    )
+    schema = infer_schema(real)
+    splits = {
+        "2 + 2 columns": (["rate_marriage", "religious"], ["educ", "occupation"]),
+        "4 + 4 columns": (["rate_marriage", "age", "yrs_married", "children"],
+                          ["religious", "educ", "occupation", "occupation_husb"]),
+    }  # fmt: skip
+    out = []
+    for name, halves in splits.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours = linkability(
+                real, real.copy(), schema, halves, control, n_attacks=rows, seed=seed
+            )
+        theirs = run_anonymeter(real, real.copy(), control, schema, halves, n_attacks=rows)
+        shared = np.logical_or.reduce(
+            [real.duplicated(list(half), keep=False).to_numpy() for half in halves]
+        )
+        row = side_by_side({"linkability": ours}, theirs).iloc[0].to_dict()
+        out.append({"split": name, **row, "shared half": float(shared.mean())})
+    return pd.DataFrame(out)

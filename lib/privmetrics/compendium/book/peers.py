@@ -369,20 +369,9 @@ def holdout_releases(
     whose answer is known: a copy and a copy with every number moved by 5% of its column's
     spread (must fail), every column shuffled on its own and fresh rows of the same population,
     never trained on (must pass)."""
-    rng = np.random.default_rng(seed)
-    drawn = population.sample(3 * rows, random_state=seed).reset_index(drop=True)
-    train, holdout, fresh = (drawn.iloc[i * rows : (i + 1) * rows].reset_index(drop=True)
-                             for i in range(3))  # fmt: skip
-    numbers = list(schema.numerical)
-    jittered = train.copy()
-    spread = train[numbers].astype(float).std().to_numpy()
-    jittered[numbers] = (
-        train[numbers].astype(float) + rng.normal(0, 0.05, (rows, len(numbers))) * spread
-    )
-    shuffled = pd.DataFrame({c: rng.permutation(train[c].to_numpy()) for c in train.columns})
-    releases = {"copy": train.copy(), "jittered copy (5%)": jittered,
-                "columns shuffled": shuffled.astype(train.dtypes.to_dict()), "fresh rows": fresh}  # fmt: skip
-    return train, holdout, releases
+    from privmetrics.compendium.benchmarks.steward_cases import known_releases
+
+    return known_releases(population, list(schema.numerical), rows, seed)
 
 
 def holdout_comparison(
