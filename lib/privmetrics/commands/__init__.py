@@ -42,7 +42,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     """``--scheduler`` or ``--local-cluster`` on a command that runs the grid
-    (:func:`privmetrics.experiments.grid.cluster.cluster_client` reads them)."""
+    (:func:`privmetrics.experiments.cluster.cluster_client` reads them)."""
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--scheduler", help="address of a running Dask scheduler (tcp://host:8786)")
     where.add_argument(

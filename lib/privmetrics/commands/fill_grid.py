@@ -46,7 +46,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from dataclasses import replace
 
-    from privmetrics.experiments.grid.cluster import cluster_client
+    from privmetrics.experiments.cluster import cluster_client
     from privmetrics.experiments.grid.runner import run_grid
     from privmetrics.experiments.grid.store import ResultsStore
 

@@ -1,7 +1,9 @@
 """The experiments of Sections 6-8, one sub-package a concern:
 
+- ``batch``: the one batch runner every experiment's tasks go through (local workers, fresh
+  interpreters or, through ``cluster``, a Dask cluster; costliest first; this process writes);
 - ``grid``: the grid of anonymised datasets (``configurations``), the results store, the runner
-  that fills it (resumable, parallel, on a Dask cluster when asked) and ``verify`` for reviewers;
+  that fills it (resumable, through ``batch``) and ``verify`` for reviewers;
 - ``paper``: the analyses behind Tables 7-12 and Figures 5-14, and the paper's published tables;
 - ``games``: Experiment 3's attack games (``play`` plays them, ``game_store`` keeps them,
   ``game_analysis`` and ``game_findings`` read them, ``ladder`` measures the attacks' power,

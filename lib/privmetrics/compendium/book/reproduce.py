@@ -267,7 +267,7 @@ def make_book(
     every notebook, write the generated pages and build ``edition`` (``"full"``, or
     ``"student"``: without the exercises' solutions, in ``_build/student/html``); with
     ``skip_notebooks`` only the book is rebuilt. Returns the built index page."""
-    from privmetrics.experiments.grid.cluster import cluster_client
+    from privmetrics.experiments.cluster import cluster_client
 
     start = time.perf_counter()
     json_path, markdown_path = timings_paths(profile)

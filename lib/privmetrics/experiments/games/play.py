@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
-from joblib import delayed
-from tqdm import tqdm
 
 from privmetrics.attacks.one_run import choose_targets, play_targets
 from privmetrics.attacks.whole_release import GEN_LRA
 from privmetrics.data.datasets import holdout_rows, load_dataset
+from privmetrics.data.schema import Schema
+from privmetrics.experiments.batch import Task, run_batch
 from privmetrics.experiments.games.game_store import (
     ATTACK_VERSIONS,
     TABLES,
@@ -49,9 +50,8 @@ from privmetrics.experiments.grid.configurations import (
     ladder_configurations,
     paper_configurations,
 )
-from privmetrics.experiments.grid.runner import TECHNIQUE_COST, results_path
+from privmetrics.experiments.grid.runner import TECHNIQUE_COST, TORCH_TECHNIQUES, results_path
 from privmetrics.experiments.grid.store import missing_note
-from privmetrics.experiments.grid.workers import stop_workers, workers
 from privmetrics.experiments.profiles import Profile
 from privmetrics.synthesisers.cache import code_fingerprint
 
@@ -67,18 +67,41 @@ def compact(ingredients: dict[str, np.ndarray]) -> dict[str, list]:
     }  # fmt: skip
 
 
-def play_configuration(
-    dataset: str, config: Configuration, params: dict, targets: dict[str, list[int]],
-    population: pd.DataFrame, schema, settings: dict, fresh: pd.DataFrame | None = None,
-) -> dict[str, list[dict]]:  # fmt: skip
+@dataclass(frozen=True, eq=False)
+class Play:
+    """One configuration's play of the games, as the batch runner hands it to a worker: the
+    ``config`` of ``dataset`` with its synthesiser ``params``, the ``targets`` by kind on the
+    games' ``population`` (with its ``schema``), the game ``settings``
+    (:func:`.game_store.game_settings`) and, for the leakage ladder, its ``fresh`` rows
+    (:func:`ladder_fresh`)."""
+
+    dataset: str
+    config: Configuration
+    params: dict
+    targets: dict[str, list[int]]
+    population: pd.DataFrame
+    schema: Schema
+    settings: dict
+    fresh: pd.DataFrame | None = None
+
+    def task(self, tag: str) -> Task:
+        """The batch task that plays it (:func:`play_configuration`), costliest techniques first."""
+        technique = self.config.technique
+        return Task(f"game-{self.dataset}-{self.config.label}-{tag}", play_configuration,
+                    (self,), cost=TECHNIQUE_COST.get(technique, 1),
+                    torch=technique in TORCH_TECHNIQUES)  # fmt: skip
+
+
+def play_configuration(play: Play) -> dict[str, list[dict]]:
     """One configuration's play: the rows of its membership and attribute games, by game. Each
     row's ``seconds`` is the play's time shared out over its rows, so that the rows of both
-    tables add up to it. ``fresh``: the leakage ladder's fresh rows (:func:`ladder_fresh`)."""
+    tables add up to it."""
     start = time.perf_counter()
+    settings, config, dataset = play.settings, play.config, play.dataset
     played = play_targets(
-        population, schema, config.technique, params, targets, train_rows=settings["train_rows"],
-        shadow=settings["shadow"], releases=settings["releases"], seed=settings["seed"],
-        fresh=fresh,
+        play.population, play.schema, config.technique, play.params, play.targets,
+        train_rows=settings["train_rows"], shadow=settings["shadow"],
+        releases=settings["releases"], seed=settings["seed"], fresh=play.fresh,
     )  # fmt: skip
     outcomes = {
         "membership": [
@@ -96,10 +119,10 @@ def play_configuration(
     seconds = (time.perf_counter() - start) / max(rows, 1)
     common = {
         "dataset": dataset, "config": config.label, **settings, "technique": config.technique,
-        "params": json.dumps(params, sort_keys=True), "seconds": seconds,
+        "params": json.dumps(play.params, sort_keys=True), "seconds": seconds,
         "code": code_fingerprint(config.technique),
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-        "design": json.dumps(targets),
+        "design": json.dumps(play.targets),
     }  # fmt: skip
     return {
         game: [
@@ -154,14 +177,14 @@ def run_games(
     longest first, and return the profile's ``game`` games (``"membership"`` or
     ``"attribute"``) of ``datasets``. With ``compute=False`` nothing is played: the missing
     configurations are counted in a note, the table's ``attrs["missing"]`` (:func:`privmetrics.experiments.grid.store.missing_note`). ``client``: a
-    Dask client (:func:`privmetrics.experiments.grid.cluster.dask_client`) whose workers play the configurations instead of
+    Dask client (:func:`privmetrics.experiments.cluster.dask_client`) whose workers play the configurations instead of
     joblib's; this process alone writes the store, as for the grid. The leakage ladder's games
     (:func:`game_configurations`) are played with the others and returned only with
     ``ladder=True`` (then alone): they are controls, which no metric's verdict reads."""
     store = store or GameStore(results_path(profile), game)
     stores = {g: store if g == store.game else GameStore(store.path, g) for g in TABLES}
     done = {g: stores[g].done(profile) for g in TABLES}
-    tasks, chosen = [], set()  # chosen: (dataset, kind, target); other targets are not shown
+    plays, chosen = [], set()  # chosen: (dataset, kind, target); other targets are not shown
     noted = []  # what this call's note counts: the first game's call counts every missing play
     first = game == next(iter(TABLES))
     for dataset in datasets or profile.datasets:
@@ -182,30 +205,19 @@ def run_games(
             settings = game_settings(profile, config.technique)
             if config.technique == LADDER and fresh is None:
                 fresh = ladder_fresh(dataset, population, profile.seed, profile.game_train_rows)
-            tasks.append((dataset, config, params, targets, population, schema, settings,
-                          fresh if config.technique == LADDER else None))  # fmt: skip
+            plays.append(Play(dataset, config, params, targets, population, schema, settings,
+                              fresh if config.technique == LADDER else None))  # fmt: skip
             if first or complete[0]:
-                noted.append(tasks[-1])
-    tasks.sort(key=lambda task: -TECHNIQUE_COST.get(task[1].technique, 1))
-    note = _missing_note(profile, stores, noted) if tasks and noted and not compute else ""
-    if tasks and compute:
-        if client is None:
-            plays = workers(n_jobs or profile.n_jobs)(
-                delayed(play_configuration)(*t) for t in tasks
-            )
-        else:
-            from privmetrics.experiments.grid.cluster import compute_on
+                noted.append(plays[-1])
+    note = _missing_note(profile, stores, noted) if plays and noted and not compute else ""
+    if plays and compute:
 
-            keys = [f"game-{t[0]}-{t[1].label}-{profile.name}" for t in tasks]
-            plays = compute_on(client, play_configuration, tasks, keys)
-        try:
-            for rows in tqdm(plays, total=len(tasks), desc="attack games", disable=not progress):
-                for g, part in rows.items():  # each play kept as it finishes
-                    stores[g].add(part)
-        except BaseException:
-            if client is None:
-                stop_workers()
-            raise
+        def keep(task: Task, rows: dict[str, list[dict]]) -> None:
+            for g, part in rows.items():  # each play kept as it finishes
+                stores[g].add(part)
+
+        run_batch([play.task(profile.name) for play in plays], keep, n_jobs or profile.n_jobs,
+                  client=client, progress=progress, desc="attack games")  # fmt: skip
     games = store.games(profile)
     keep = [
         (d, k, int(t)) in chosen and (tech == LADDER) == ladder
@@ -218,21 +230,20 @@ def run_games(
     return games
 
 
-def _missing_note(profile: Profile, stores: dict[str, GameStore], tasks: list[tuple]) -> str:
+def _missing_note(profile: Profile, stores: dict[str, GameStore], plays: list[Play]) -> str:
     """:func:`privmetrics.experiments.grid.store.missing_note` for the configurations to play, each costed by its
     technique's mean play time in the store (per game row, times its rows), with how many of
     them are stored but were played by other code of their synthesiser."""
     finished = pd.concat([s.games() for s in stores.values()], ignore_index=True)
     per_row = finished.groupby("technique").seconds.mean()
-    # a task: (dataset, config, params, targets, population, schema, settings)
-    rows = [sum(len(expected(g, task[3])) for g in TABLES) for task in tasks]
+    rows = [sum(len(expected(g, play.targets)) for g in TABLES) for play in plays]
     seconds = [
-        per_row.get(task[1].technique) * n if task[1].technique in per_row else None
-        for task, n in zip(tasks, rows, strict=True)
+        per_row.get(play.config.technique) * n if play.config.technique in per_row else None
+        for play, n in zip(plays, rows, strict=True)
     ]
     mine = stores["membership"].games(profile)  # of this profile's game sizes
     stored = set(zip(mine.dataset, mine.config, strict=True))
-    stale = sum((task[0], task[1].label) in stored for task in tasks)
+    stale = sum((play.dataset, play.config.label) in stored for play in plays)
     what = f"configuration(s) of the `{profile.name}` attack games" + (
         f" ({stale} of them stored but played by other code of their synthesiser, shown as they are)"
         if stale

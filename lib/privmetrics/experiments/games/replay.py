@@ -6,7 +6,7 @@ whether each release's guess and the baseline's guess were right. :func:`replay_
 seeded sample of a store's games, round-robin over techniques within a time budget (the stored
 time of the play each game came from; :func:`~privmetrics.experiments.grid.verify.round_robin`), plays each such play again
 from scratch with the targets, settings and synthesiser parameters the store recorded for it,
-in the same worker pool the games are played in (:func:`~privmetrics.experiments.grid.workers.workers`), and compares the
+by the same batch runner the games are played by (:func:`~privmetrics.experiments.batch.run_batch`), and compares the
 sampled games' outcomes value by value:
 
 * ``identical``: every value bit for bit;
@@ -25,16 +25,14 @@ import json
 
 import numpy as np
 import pandas as pd
-from joblib import delayed
-from tqdm import tqdm
 
 from privmetrics.data.datasets import load_dataset
+from privmetrics.experiments.batch import run_batch
 from privmetrics.experiments.games.game_store import SETTINGS, TABLES, GameStore, expected
-from privmetrics.experiments.games.play import ladder_fresh, play_configuration
+from privmetrics.experiments.games.play import Play, ladder_fresh
 from privmetrics.experiments.grid.configurations import LADDER, ladder_configuration
 from privmetrics.experiments.grid.runner import results_path
 from privmetrics.experiments.grid.verify import TOLERANCE, configurations, round_robin
-from privmetrics.experiments.grid.workers import workers
 from privmetrics.experiments.profiles import Profile
 from privmetrics.synthesisers.cache import code_fingerprint
 
@@ -113,20 +111,22 @@ def replay_games(
         )  # fmt: skip
         if tech == LADDER
     }
-    tasks = [
-        delayed(play_configuration)(
-            row.dataset, configs.get(row.config) or ladder_configuration(row.config, row.params),
-            json.loads(row.params), json.loads(row.design),
-            *populations[row.dataset, row.population, row.seed],
-            {k: int(getattr(row, k)) for k in SETTINGS},
-            fresh.get((row.dataset, row.population, row.seed, row.train_rows)),
-        )
+    replays = [
+        Play(row.dataset, configs.get(row.config) or ladder_configuration(row.config, row.params),
+             json.loads(row.params), json.loads(row.design),
+             *populations[row.dataset, row.population, row.seed],
+             {k: int(getattr(row, k)) for k in SETTINGS},
+             fresh.get((row.dataset, row.population, row.seed, row.train_rows)))
         for row in plays.itertuples()
     ]  # fmt: skip
     found = {}
-    for rows in tqdm(workers(n_jobs)(tasks), total=len(tasks), desc="replay", disable=not progress):
+
+    def keep(task, rows: dict[str, list[dict]]) -> None:
         for g, part in rows.items():
-            found |= {(g, r["dataset"], r["config"], r["kind"], r["target"]): r for r in part}
+            found.update({(g, r["dataset"], r["config"], r["kind"], r["target"]): r for r in part})
+
+    tasks = [replay.task(f"replay-{i}") for i, replay in enumerate(replays)]
+    run_batch(tasks, keep, n_jobs, progress=progress, desc="replay")
     rows = []
     for _, old in pick.iterrows():
         new = found[old.game, old.dataset, old.config, old.kind, int(old.target)]

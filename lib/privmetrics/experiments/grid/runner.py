@@ -36,11 +36,10 @@ from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
-from joblib import delayed
-from tqdm import tqdm
 
 from privmetrics.data.datasets import load_dataset
 from privmetrics.data.validation import OutlierWarning, UnseenCategoryWarning
+from privmetrics.experiments.batch import Task, run_batch
 from privmetrics.experiments.grid.cell_utility import cell_utility
 from privmetrics.experiments.grid.configurations import (
     Configuration,
@@ -50,7 +49,6 @@ from privmetrics.experiments.grid.configurations import (
 from privmetrics.experiments.grid.provenance import stale_cells
 from privmetrics.experiments.grid.store import ResultsStore, current_commit, missing_note
 from privmetrics.experiments.grid.ways import edition
-from privmetrics.experiments.grid.workers import exit_with_parent, stop_workers, workers
 from privmetrics.experiments.paper.analysis import summarise
 from privmetrics.experiments.profiles import Profile
 from privmetrics.metrics import evaluate, select
@@ -63,7 +61,7 @@ from privmetrics.synthesisers.cache import (
     table_checksum,
 )
 from privmetrics.synthesisers.pategan import FewIterationsWarning
-from privmetrics.threads import available_cores, limited, per_worker
+from privmetrics.threads import available_cores, per_worker, thread_budget
 
 
 def results_path(profile: Profile) -> Path:
@@ -120,9 +118,8 @@ def generated_with_provenance(
     return real, schema, synthetic, provenance
 
 
-# techniques that train with torch: torch must be imported before a cell's thread cap is set, or
-# the first such cell of a worker trains on every core and the next ones on their share, and
-# their tables differ (torch adds in another order)
+# techniques that train with torch (their tasks import it before their thread cap:
+# :func:`privmetrics.experiments.batch.execute`)
 TORCH_TECHNIQUES = ("pategan", "ctgan", "tvae")
 
 EXPECTED_WARNINGS = (UnseenCategoryWarning, OutlierWarning, FewIterationsWarning)
@@ -133,20 +130,14 @@ def compute_cell(
     metrics: list[str],
     profile: Profile,
     cache_root: str | None,
-    threads: int = 1,
-    parent: int | None = None,
     refresh: bool = False,
 ) -> tuple[dict, list[dict]]:
-    """Generate (or fetch) the cell's anonymised table and score ``metrics`` on it, with at most
-    ``threads`` BLAS/OpenMP threads. The warnings the grid expects by design (Random's unseen
-    categories, PATE-GAN's few iterations at small epsilon, far outliers of an untrained
-    generator) are silenced here; a library user still sees them."""
-    if parent is not None:
-        exit_with_parent(parent)
-    if cell.config.technique in TORCH_TECHNIQUES:
-        import torch  # noqa: F401  (loaded first, so that ``limited`` caps its threads too)
+    """Generate (or fetch) the cell's anonymised table and score ``metrics`` on it, recording the
+    thread cap it ran under (its task's, :func:`cell_task`). The warnings the grid expects by
+    design (Random's unseen categories, PATE-GAN's few iterations at small epsilon, far outliers
+    of an untrained generator) are silenced here; a library user still sees them."""
     start, cpu_start = time.perf_counter(), time.process_time()
-    with limited(threads), warnings.catch_warnings():
+    with warnings.catch_warnings():
         for expected in EXPECTED_WARNINGS:
             warnings.simplefilter("ignore", expected)
         real, schema, synthetic, provenance = generated_with_provenance(
@@ -173,7 +164,7 @@ def compute_cell(
         "synth_seconds": synth_seconds,
         "synth_cpu_seconds": synth_cpu_seconds,
         "cell_seconds": time.perf_counter() - start,
-        "threads": threads,
+        "threads": thread_budget(),
         **provenance,
         "utility": utility,  # the store's utility rows (written with the cell)
     }
@@ -261,42 +252,35 @@ class _Run:
             return 0
         commit = current_commit(checkout_root(required=False))
         key = lambda c: (c.dataset, c.config.label, c.run)  # noqa: E731
-        ordered = sorted(cells, key=_expected_cost, reverse=True)
-        if self.client is None:
-            threads, parent = per_worker(self.n_jobs), os.getpid()
-        else:
-            threads, parent = 1, None  # one worker process per core; a worker has no parent watch
+        threads = 1 if self.client is not None else per_worker(self.n_jobs)
         tasks = [
-            (c, [m for m in names[c.config.label] if m not in done.get(key(c), set())], self.settings,
-             self.cache_root, threads, parent, key(c) in self.stale)
-            for c in ordered
+            cell_task(c, [m for m in names[c.config.label] if m not in done.get(key(c), set())],
+                      self.settings, self.cache_root, threads, key(c) in self.stale)
+            for c in cells
         ]  # fmt: skip
-        if self.client is None:
-            parallel = workers(self.n_jobs)
-            results = parallel(delayed(compute_cell)(*task) for task in tasks)
-        else:
-            from privmetrics.experiments.grid.cluster import compute_on
 
-            labels = [f"cell-{c.dataset}-{c.config.label}-{c.run}" for c in ordered]
-            results = compute_on(self.client, compute_cell, tasks, labels)
-        written = 0
-        try:
-            for record, scores in tqdm(
-                results, total=len(cells), desc=f"grid ({self.settings.name})",
-                disable=not self.progress,
-            ):  # fmt: skip
-                replace = (record["dataset"], record["config"], record["run"]) in self.stale
-                self.store.write_cell(
-                    {**record, "commit_id": commit}, scores, replace=replace, session=self.session,
-                    wall_seconds=time.perf_counter() - self.start,
-                    utility=record.get("utility", ()),
-                )  # fmt: skip
-                written += 1
-        except BaseException:
-            if self.client is None:
-                stop_workers()
-            raise
-        return written
+        def write(task: Task, result) -> None:
+            record, scores = result
+            self.store.write_cell(
+                {**record, "commit_id": commit}, scores, replace=task.args[-1],
+                session=self.session, wall_seconds=time.perf_counter() - self.start,
+                utility=record.get("utility", ()),
+            )  # fmt: skip
+
+        return run_batch(tasks, write, self.n_jobs, client=self.client, progress=self.progress,
+                         desc=f"grid ({self.settings.name})")  # fmt: skip
+
+
+def cell_task(
+    cell: Cell, metrics: list[str], profile: Profile, cache_root: str | None, threads: int,
+    refresh: bool = False,
+) -> Task:  # fmt: skip
+    """The batch task that computes ``cell`` (:func:`compute_cell`) under ``threads`` threads."""
+    return Task(
+        f"cell-{cell.dataset}-{cell.config.label}-{cell.run}", compute_cell,
+        (cell, metrics, profile, cache_root, refresh), cost=_expected_cost(cell),
+        threads=threads, torch=cell.config.technique in TORCH_TECHNIQUES,
+    )  # fmt: skip
 
 
 # rough relative cost of generating a table (the neural fits dominate), to start the longest first
@@ -325,20 +309,17 @@ def generate_tables(
         for c in configs
         for r in range(runs or profile.min_runs)
     ]
-    n_jobs = n_jobs or profile.n_jobs
-    threads, parent = per_worker(n_jobs), os.getpid()
+    tasks = [
+        Task(f"table-{c.dataset}-{c.config.label}-{c.run}", cache_table, (c, profile, cache_root),
+             cost=_expected_cost(c), torch=c.config.technique in TORCH_TECHNIQUES)
+        for c in cells
+    ]  # fmt: skip
+    return run_batch(tasks, n_jobs=n_jobs or profile.n_jobs, progress=progress, desc="tables")
 
-    def make(cell):
-        exit_with_parent(parent)
-        with limited(threads):
-            generated_table(cell, profile, cache_root)
-        return cell
 
-    parallel = workers(n_jobs)
-    tasks = (delayed(make)(c) for c in sorted(cells, key=_expected_cost, reverse=True))
-    return sum(
-        1 for _ in tqdm(parallel(tasks), total=len(cells), desc="tables", disable=not progress)
-    )
+def cache_table(cell: Cell, profile: Profile, cache_root: str | None) -> None:
+    """Generate ``cell``'s table into the cache (a worker returns nothing: the table stays on disk)."""
+    generated_table(cell, profile, cache_root)
 
 
 def _needing_more_runs(store, runs, names, settings) -> list[tuple[str, str]]:

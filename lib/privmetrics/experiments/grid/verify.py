@@ -18,8 +18,10 @@ Each cell is computed with the thread count it records (``threads``); a cell tha
 cell, the profile's ``n_jobs`` workers sharing the cores). With another count, torch and BLAS
 add in another order, and a long training run (PATE-GAN, SDV's CTGAN and TVAE, whose
 preprocessing fits mixtures with BLAS) drifts to another table. For the same reason each cell runs
-in a fresh interpreter that inherits the caller's environment unchanged (not in joblib's workers,
-which cap the OpenMP and BLAS variables). In joblib's workers four of the store's CTGAN and TVAE
+in a fresh interpreter that inherits the caller's environment unchanged (the batch runner's
+``"fresh"`` place, :mod:`privmetrics.experiments.batch`: not in joblib's workers, which cap the
+OpenMP and BLAS variables), under the same :func:`~privmetrics.experiments.batch.execute` as a
+grid cell. In joblib's workers four of the store's CTGAN and TVAE
 cells once did not regenerate: ctgan's transformer ran its columns on threads there, which shared
 numpy's global generator (fixed in :mod:`privmetrics.synthesisers.neural`, which now runs joblib
 sequentially in fit and sample, and tested in and out of a worker).
@@ -41,20 +43,18 @@ it for the book's reproduce page.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import tempfile
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
+from privmetrics.experiments.batch import run_batch
 from privmetrics.experiments.grid.configurations import grid_configurations
 from privmetrics.experiments.grid.provenance import made_by
-from privmetrics.experiments.grid.runner import Cell, compute_cell, results_path
+from privmetrics.experiments.grid.runner import Cell, cell_task, results_path
 from privmetrics.experiments.grid.store import ResultsStore
 from privmetrics.experiments.profiles import Profile
 from privmetrics.threads import available_cores, per_worker
@@ -158,26 +158,23 @@ def verify(
         ].set_index("metric")["score"]
         for c in pick.itertuples()
     }
+    found = {}
+
+    def keep(task, result) -> None:
+        record, scores = result
+        found[record["dataset"], record["config"], record["run"]] = (record, scores)
+
     with tempfile.TemporaryDirectory(prefix="privmetrics-verify-") as cache:
         # the stored row count: a sample of that size (all rows when it is the dataset's size)
         tasks = [
-            (
-                Cell(c.dataset, int(c.rows), configs[c.config], int(c.run), int(c.seed)),
-                list(wanted[c.dataset, c.config, int(c.run)].index), profile, cache,
-                threads_of(c), None, True,
-            )
+            cell_task(Cell(c.dataset, int(c.rows), configs[c.config], int(c.run), int(c.seed)),
+                      list(wanted[c.dataset, c.config, int(c.run)].index), profile, cache,
+                      threads_of(c), refresh=True)
             for c in pick.itertuples()
         ]  # fmt: skip
-        # Each cell in a fresh interpreter that inherits this environment as it is, as a reviewer
-        # running one cell would: joblib's workers cap the OpenMP/BLAS variables, and SDV's
-        # tables then come out different from those made in a plain process.
-        found = {}
-        with ThreadPoolExecutor(max(1, min(profile.n_jobs, len(tasks)))) as pool:
-            futures = [pool.submit(_in_fresh_interpreter, task) for task in tasks]
-            for future in tqdm(as_completed(futures), total=len(futures), desc="verify",
-                               disable=not progress):  # fmt: skip
-                record, scores = future.result()
-                found[record["dataset"], record["config"], record["run"]] = (record, scores)
+        # each cell in a fresh interpreter that inherits this environment as it is, as a reviewer
+        # running one cell would (the batch runner's "fresh" place)
+        run_batch(tasks, keep, profile.n_jobs, where="fresh", progress=progress, desc="verify")
     for cell, made in zip(pick.itertuples(), made_by(pick, profile), strict=True):
         key = (cell.dataset, cell.config, int(cell.run))
         record, scores = found[key]
@@ -210,13 +207,6 @@ def verify(
             }
         )
     return pd.DataFrame(rows)
-
-
-def _in_fresh_interpreter(task: tuple) -> tuple[dict, list[dict]]:
-    """``compute_cell(*task)`` in a new interpreter started for it alone (one executor per cell:
-    Python 3.11's ``max_tasks_per_child`` restarts workers one at a time)."""
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(compute_cell, *task).result()
 
 
 def _table_verdict(cell, record: dict) -> str:

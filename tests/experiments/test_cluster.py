@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("distributed")
 
+from privmetrics.experiments.cluster import dask_client
 from privmetrics.experiments.grid import runner
-from privmetrics.experiments.grid.cluster import dask_client
 from privmetrics.experiments.grid.store import ResultsStore
 from privmetrics.experiments.profiles import PROFILES
 

@@ -2,12 +2,13 @@
 
 ``privmetrics run --scheduler tcp://host:8786`` connects to a running cluster (SLURM through
 dask-jobqueue, Kubernetes through the Dask Helm chart: see the README), ``--local-cluster N``
-starts N worker processes on this machine. Without either, nothing changes: the local joblib
-runner of :mod:`.runner` computes the grid.
+starts N worker processes on this machine. Without either, nothing changes: the batch runner's
+local joblib workers (:mod:`.batch`) compute the grid.
 
-* **One writer.** Every cell is one Dask task that returns its record and scores
-  (:func:`.runner.compute_cell`); the driver writes each cell in one transaction as its result
-  arrives (:meth:`.store.ResultsStore.write_cell`). Workers never open the SQLite file, so it may
+* **One writer.** Every cell is one Dask task of the batch runner (:mod:`.batch`) that returns
+  its record and scores (:func:`.grid.runner.compute_cell`); the driver writes each cell in one
+  transaction as its result arrives (:meth:`.grid.store.ResultsStore.write_cell`). The games'
+  plays run the same way. Workers never open the SQLite file, so it may
   live on the driver's disk only.
 * **Faults.** A worker lost mid-cell (killed, pre-empted, out of memory) takes its running task
   with it; the scheduler runs the task again on another worker (Dask's ``allowed-failures``,
@@ -72,8 +73,9 @@ def dask_client(scheduler: str | None = None, local_workers: int | None = None):
 
 
 def compute_on(client, compute, tasks: list[tuple], keys: list[str]) -> Iterator:
-    """Submit ``compute(*task)`` for every task (Dask keys ``keys``, so a resubmitted cell is
-    recognised) and yield each result as it finishes, in finishing order."""
+    """Submit ``compute(*task)`` for every task (Dask keys ``keys``, so a resubmitted task is
+    recognised) and yield each result as it finishes, in finishing order (the batch runner's
+    Dask place, :func:`.batch.run_batch`)."""
     distributed = _distributed()
     futures = [
         client.submit(compute, *task, key=key, pure=False)
