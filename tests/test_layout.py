@@ -302,17 +302,11 @@ OVERSIZED = {
     "into the shipped cells' fingerprints, so splitting it would stale the paper store (11 h)",
     ("geometry/neighbours.py", "_scan"): "the blocked exact search; reached by the synthesisers' "
     "fingerprints like the above",
-    (
-        "attacks/inference.py",
-        "measure_alc",
-    ): "the ALC's options (Section 3 of its paper); issue 60's attack shape configures it instead",
-    ("attacks/membership.py", "member_nonmember_alc"): "as measure_alc",
-    ("attacks/one_run.py", "play_targets"): "the games' settings; the attack shape takes them",
-    ("attacks/one_run.py", "play"): "as play_targets",
-    (
-        "attacks/dp_audit.py",
-        "audit_epsilon",
-    ): "the DP audit's settings; the attack shape takes them",
+    **{
+        (module, "__init__"): "an attack's parameters are its constructor's keywords, kept as "
+        "given (scikit-learn's convention, attacks/shape.py)"
+        for module in ("attacks/inference.py", "attacks/membership.py", "attacks/one_run.py")
+    },
     (
         "disclosure/epsilon.py",
         "advise_epsilon",

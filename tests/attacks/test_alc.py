@@ -115,7 +115,17 @@ def test_halting_rule():
 
 # --- the measurement: best-row-match attack against the random-forest baseline --------------------
 
-from privmetrics.attacks.inference import alc_score, best_row_match, measure_alc, select_targets  # noqa: E402
+from privmetrics.attacks.inference import (  # noqa: E402
+    AnonymityLoss,
+    alc_score,
+    best_row_match,
+    select_targets,
+)
+
+
+def alc_of(real, release, schema, secret, seed=0, control=None, **params):
+    """The ALC attack on ``release`` for ``secret`` (:class:`AnonymityLoss`), played with ``seed``."""
+    return AnonymityLoss(real, release, control, schema, secret=secret, **params).evaluate(seed)
 
 
 def test_best_row_match_test_vector():
@@ -143,7 +153,7 @@ def secret_table(make_secret_table):
 
 def test_alc_high_when_the_release_copies_the_data(secret_table):
     frame, schema = secret_table
-    result = measure_alc(frame, frame.copy(), schema, "secret", seed=0)
+    result = alc_of(frame, frame.copy(), schema, "secret", seed=0)
     # the copy gives every secret away; the baseline cannot beat 1/4
     assert result.alc > 0.8 and result.label == "serious" and alc_score(result.alc) == result.alc
     assert result.best_attack.precision > 0.9 and result.best_base.precision < 0.4
@@ -154,15 +164,15 @@ def test_alc_near_zero_when_the_release_is_unrelated(secret_table):
     frame, schema = secret_table
     rng = np.random.default_rng(9)
     unrelated = pd.DataFrame({c: rng.permutation(frame[c].to_numpy()) for c in frame.columns})
-    result = measure_alc(frame, unrelated, schema, "secret", seed=0)
+    result = alc_of(frame, unrelated, schema, "secret", seed=0)
     assert result.alc < 0.2 and result.label == "safe"
     assert alc_score(-0.4) == 0.0  # no anonymity loss maps to the private end
 
 
 def test_alc_is_deterministic_under_a_seed(secret_table):
     frame, schema = secret_table
-    a = measure_alc(frame, frame.sample(frac=1, random_state=1), schema, "secret", seed=4)
-    b = measure_alc(frame, frame.sample(frac=1, random_state=1), schema, "secret", seed=4)
+    a = alc_of(frame, frame.sample(frac=1, random_state=1), schema, "secret", seed=4)
+    b = alc_of(frame, frame.sample(frac=1, random_state=1), schema, "secret", seed=4)
     assert a.alc == b.alc and a.targets_used == b.targets_used and a.halt_reason == b.halt_reason
 
 
@@ -170,22 +180,22 @@ def test_classifier_attack_sees_a_copy_less_sharply_than_best_row_match(secret_t
     """A forest trained on a copy partly memorises its rows (leaves of 5), so it reveals the
     secret, but less sharply than an exact row match; on an unrelated release it reveals none."""
     frame, schema = secret_table
-    classifier = measure_alc(frame, frame.copy(), schema, "secret", attack="classifier", seed=0)
-    brm = measure_alc(frame, frame.copy(), schema, "secret", attack="brm", seed=0)
+    classifier = alc_of(frame, frame.copy(), schema, "secret", attack="classifier", seed=0)
+    brm = alc_of(frame, frame.copy(), schema, "secret", attack="brm", seed=0)
     assert 0.5 < classifier.alc < brm.alc
     rng = np.random.default_rng(9)
     unrelated = pd.DataFrame({c: rng.permutation(frame[c].to_numpy()) for c in frame.columns})
-    assert measure_alc(frame, unrelated, schema, "secret", attack="classifier").alc < 0.2
+    assert alc_of(frame, unrelated, schema, "secret", attack="classifier").alc < 0.2
 
 
 def test_baseline_blocks_are_fitted_only_when_needed(secret_table):
     frame, schema = secret_table
-    copy = measure_alc(frame, frame.copy(), schema, "secret", baseline="paper", seed=0)  # halts
+    copy = alc_of(frame, frame.copy(), schema, "secret", baseline="paper", seed=0)  # halts
     assert copy.targets_used <= 300 and copy.baseline_fits == 1  # one block of 10% = 300 rows
     half = frame.copy()  # half the secrets kept: neither definitely safe nor compromised
     moved = np.random.default_rng(2).random(len(half)) < 0.5
     half.loc[moved, "secret"] = np.random.default_rng(3).permutation(half.loc[moved, "secret"])
-    every = measure_alc(frame, half, schema, "secret", baseline="paper", seed=0, max_width=0.0)
+    every = alc_of(frame, half, schema, "secret", baseline="paper", seed=0, max_width=0.0)
     # no pair can be 0 wide: every target is used, one forest per block of 300
     assert every.targets_used == 1000 and every.baseline_fits == 4
     assert "no pair reached" in every.halt_reason
@@ -209,16 +219,16 @@ def test_releases_of_one_real_table_share_its_baseline_blocks(make_secret_table,
         forest_baseline, "forest_predictor", lambda *a, **k: fitted.append(1) or forest(*a, **k)
     )
     monkeypatch.setattr(forest_baseline, "_BLOCKS", type(forest_baseline._BLOCKS)())
-    first = measure_alc(frame, half, schema, "secret", seed=0, max_width=0.0, max_targets=200)
+    first = alc_of(frame, half, schema, "secret", seed=0, max_width=0.0, targets=200)
     forests = len(fitted)
-    second = measure_alc(frame, other, schema, "secret", seed=0, max_width=0.0, max_targets=200)
+    second = alc_of(frame, other, schema, "secret", seed=0, max_width=0.0, targets=200)
     assert forests >= 4 and len(fitted) == forests  # no forest fitted for the second release
     assert second.baseline_fits == first.baseline_fits == forests
     forest_baseline._BLOCKS.clear()
-    fresh = measure_alc(frame, other, schema, "secret", seed=0, max_width=0.0, max_targets=200)
+    fresh = alc_of(frame, other, schema, "secret", seed=0, max_width=0.0, targets=200)
     assert fresh.alc == second.alc and len(fitted) == 2 * forests
     # another seed draws other targets: nothing is shared
-    measure_alc(frame, other, schema, "secret", seed=1, max_width=0.0, max_targets=200)
+    alc_of(frame, other, schema, "secret", seed=1, max_width=0.0, targets=200)
     assert len(fitted) > 2 * forests
 
 
@@ -242,23 +252,23 @@ def test_best_baseline_repairs_the_balanced_forest(dominant_table):
     frame, schema = dominant_table
     rng = np.random.default_rng(12)
     shuffled = pd.DataFrame({c: rng.permutation(frame[c].to_numpy()) for c in frame.columns})
-    paper = measure_alc(frame, shuffled, schema, "secret", baseline="paper", seed=0)
-    best = measure_alc(frame, shuffled, schema, "secret", baseline="best", seed=0)
+    paper = alc_of(frame, shuffled, schema, "secret", baseline="paper", seed=0)
+    best = alc_of(frame, shuffled, schema, "secret", baseline="best", seed=0)
     assert best.best_base.prc > paper.best_base.prc + 0.1
     assert best.alc < 0.05 < paper.alc
     assert set(best.baseline_models) <= {"balanced forest", "unweighted forest"}
 
 
-def test_measure_alc_names_bad_input(secret_table):
+def test_the_alc_attack_names_bad_input(secret_table):
     frame, schema = secret_table
     with pytest.raises(ValueError, match="attack must be one of"):
-        measure_alc(frame, frame, schema, "secret", attack="oracle")
+        alc_of(frame, frame, schema, "secret", attack="oracle")
     with pytest.raises(ValueError, match="baseline must be one of"):
-        measure_alc(frame, frame, schema, "secret", baseline="oracle")
+        alc_of(frame, frame, schema, "secret", baseline="oracle")
     with pytest.raises(ValueError, match="'salary' is not a column"):
-        measure_alc(frame, frame, schema, "salary")
-    with pytest.raises(ValueError, match="both the unknown and a known"):
-        measure_alc(frame, frame, schema, "secret", known=["age", "secret"])
+        alc_of(frame, frame, schema, "salary")
+    with pytest.raises(ValueError, match="both the secret and a known"):
+        alc_of(frame, frame, schema, "secret", known=["age", "secret"])
 
 
 @pytest.mark.parametrize("level", [0.001, 0.3, 0.5, 0.9, 0.99])
@@ -276,7 +286,7 @@ def test_alc_figure_draws_curves_pairs_and_best(secret_table):
     from privmetrics.compendium.book.plots import PRC_LEVELS, plot_alc
 
     frame, schema = secret_table
-    result = measure_alc(frame, frame.copy(), schema, "secret", seed=0)
+    result = alc_of(frame, frame.copy(), schema, "secret", seed=0)
     ax = plot_alc(result).axes[0]
     assert len(ax.lines) >= len(PRC_LEVELS) and ax.get_xscale() == "log"
     labels = ax.get_legend_handles_labels()[1]

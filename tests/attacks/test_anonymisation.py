@@ -121,7 +121,7 @@ def test_numbers_are_right_within_a_tolerance_relative_to_the_secret():
     schema = Schema({"k": "categorical", "s": "numerical"})
     real = pd.DataFrame({"k": ["a", "b"], "s": [-100.0, 50.0]})
     release = pd.DataFrame({"k": ["a", "b"], "s": [-104.0, 60.0]})
-    risk = inference(real, release, schema, "s", n_attacks=2)
+    risk = inference(real, release, schema, "s", targets=2)
     assert (risk.main.successes, risk.main.attempts) == (1, 2)
 
 
@@ -132,7 +132,7 @@ def test_bad_input_is_refused_with_the_problem_named(population):
     with pytest.raises(InvalidInputError, match=r"control table has no column \['cat0'\]"):
         linkability(real, real, schema, AUX, control=control.drop(columns="cat0"))
     with pytest.raises(InvalidInputError, match="cannot be among the known"):
-        inference(real, real, schema, "cat9", aux=["cat9", "cat0"])
+        inference(real, real, schema, "cat9", known=["cat9", "cat0"])
     with pytest.raises(InvalidInputError, match="every value of the secret 'cat9' is missing"):
         inference(real.assign(cat9=None), real, schema, "cat9")
     with pytest.raises(InvalidInputError, match="n_neighbours=700 exceeds"):
@@ -150,12 +150,12 @@ def test_agrees_with_anonymeter_on_a_shared_pair(population):
         pytest.skip(MISSING)
     real, control, _, schema = population
     for release in (real, noisy_copy(real, schema)):
-        theirs = run_anonymeter(real, release, control, schema, AUX, "cat9", n_attacks=len(real),
+        theirs = run_anonymeter(real, release, control, schema, AUX, "cat9", targets=len(real),
                                 singling_out=("multivariate", 3))  # fmt: skip
         ours = {
-            "linkability": linkability(real, release, schema, AUX, control, n_attacks=len(real)),
+            "linkability": linkability(real, release, schema, AUX, control, targets=len(real)),
             "inference": inference(real, release, schema, "cat9", control=control,
-                                   n_attacks=len(real)),
+                                   targets=len(real)),
         }  # fmt: skip
         for name, risk in ours.items():
             other = theirs[name]
@@ -166,7 +166,7 @@ def test_agrees_with_anonymeter_on_a_shared_pair(population):
         # singling out draws its predicates at random: only the risks' intervals must meet
         from privmetrics.attacks.singling_out import singling_out
 
-        ours = singling_out(real, release, schema, control=control, n_attacks=len(real))
+        ours = singling_out(real, release, schema, control=control, targets=len(real))
         other = theirs["singling out"]
         low, high = ours.interval
         assert low <= other["high"] + 1e-9 and other["low"] <= high + 1e-9, (ours, other)
@@ -277,8 +277,8 @@ def test_linkability_does_not_depend_on_the_releases_row_order(population):
     real, control, _, schema = population
     coarse = (["cat1", "cat2"], ["cat3", "cat4"])
     shuffled = real.sample(frac=1, random_state=3).reset_index(drop=True)
-    ours = linkability(real, real.copy(), schema, coarse, control, n_attacks=len(real))
-    again = linkability(real, shuffled, schema, coarse, control, n_attacks=len(real))
+    ours = linkability(real, real.copy(), schema, coarse, control, targets=len(real))
+    again = linkability(real, shuffled, schema, coarse, control, targets=len(real))
     assert ours.main.successes == pytest.approx(again.main.successes, rel=1e-9)
     assert ours.control.successes == pytest.approx(again.control.successes, rel=1e-9)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from privmetrics.attacks.attribute_game import summarise_attribute
-from privmetrics.attacks.one_run import play_targets
+from privmetrics.attacks.one_run import TargetGames
 
 
 @pytest.fixture(scope="module")
@@ -18,8 +18,8 @@ def population(make_secret_table):
 def games(population, technique, targets=range(6), releases=12, params=None, seed=1):
     """One play: every target in half of the ``releases``, the guesses on those that hold it."""
     frame, schema = population
-    return play_targets(frame, schema, technique, params or {}, {"random": list(targets)},
-                        train_rows=120, shadow=2, releases=releases, seed=seed).attribute  # fmt: skip
+    return TargetGames(frame, schema, technique, params or {}, {"random": list(targets)},
+                       train_rows=120, shadow=2, releases=releases).evaluate(seed).attribute  # fmt: skip
 
 
 def test_a_copy_gives_the_secret_away_and_noise_does_not(population):
@@ -42,6 +42,6 @@ def test_the_game_is_seeded_and_needs_a_secret(population):
     assert [len(r.right) for r in one] == [3, 3]  # each target in half of the six releases
     assert all(np.array_equal(a.right, b.right) and a.baseline_right == b.baseline_right
                for a, b in zip(one, two, strict=True))  # fmt: skip
-    played = play_targets(frame, schema.with_roles(sensitive=()), "real", {}, {"random": [0]},
-                          train_rows=120, shadow=2, releases=2)  # fmt: skip
+    played = TargetGames(frame, schema.with_roles(sensitive=()), "real", {}, {"random": [0]},
+                         train_rows=120, shadow=2, releases=2).evaluate()  # fmt: skip
     assert played.attribute == [] and len(played.membership) == 1  # no secret, no attribute game

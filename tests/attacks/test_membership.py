@@ -2,8 +2,13 @@
 
 import pytest
 
-from privmetrics.attacks.membership import member_nonmember_alc, tradeoff
+from privmetrics.attacks.membership import RefitAnonymityLoss, tradeoff
 from privmetrics.synthesisers.cache import SyntheticCache
+
+
+def refit_alc(frame, schema, technique, secret, seed=0, **params):
+    """The refit ALC attack (:class:`RefitAnonymityLoss`) played with ``seed``."""
+    return RefitAnonymityLoss(frame, schema, technique, secret=secret, **params).evaluate(seed)
 
 
 @pytest.fixture(scope="module")
@@ -14,7 +19,7 @@ def table(make_secret_table):
 def test_real_release_loses_anonymity_under_both_baselines(table, tmp_path):
     frame, schema = table
     cache = SyntheticCache(tmp_path)
-    result = member_nonmember_alc(frame, schema, "real", "secret", refits=2, cache=cache)
+    result = refit_alc(frame, schema, "real", "secret", refits=2, cache=cache)
     # the member release holds every target; without them, the attack finds only neighbours
     assert result.alc_ours > 0.8 and result.alc_prior > 0.8
     assert result.prc_base_prior < 0.5 and result.targets == 400 and result.fits == 3
@@ -24,10 +29,10 @@ def test_real_release_loses_anonymity_under_both_baselines(table, tmp_path):
 def test_random_release_shows_no_loss_and_the_cache_serves_the_refits(table, tmp_path):
     frame, schema = table
     cache = SyntheticCache(tmp_path)
-    first = member_nonmember_alc(frame, schema, "random", "secret", refits=2, cache=cache)
+    first = refit_alc(frame, schema, "random", "secret", refits=2, cache=cache)
     # the same attack on two unrelated releases: the prior baseline equals the attack
     assert abs(first.alc_prior) < 0.15 and first.alc_ours < 0.1
-    again = member_nonmember_alc(frame, schema, "random", "secret", refits=2, cache=cache)
+    again = refit_alc(frame, schema, "random", "secret", refits=2, cache=cache)
     assert cache.misses == 3 and cache.hits == 3 and again.alc_ours == first.alc_ours
 
 
@@ -43,4 +48,4 @@ def test_tradeoff_uses_the_requested_targets(table, tmp_path):
 def test_bad_parameters_are_named(table):
     frame, schema = table
     with pytest.raises(ValueError, match="refits and targets_per_refit"):
-        member_nonmember_alc(frame, schema, "real", "secret", refits=0)
+        refit_alc(frame, schema, "real", "secret", refits=0)

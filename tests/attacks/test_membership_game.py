@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privmetrics.attacks.dp_audit import clopper_pearson
+from privmetrics.attacks.empirical_epsilon import clopper_pearson
 from privmetrics.attacks.membership_game import summarise, tpr_at, vulnerable_targets
-from privmetrics.attacks.one_run import choose_targets, play, play_targets
+from privmetrics.attacks.one_run import TargetGames, choose_targets
 from privmetrics.data.datasets import load_dataset
 
 SIZES = {"train_rows": 200, "shadow": 40, "releases": 20}
@@ -28,7 +28,21 @@ def games(population, technique, params, kinds=("random", "vulnerable"), **kw):
     """One play for the targets of ``kinds``: their membership games."""
     frame, schema, targets = population
     chosen = {kind: [int(t) for t in targets[kind]] for kind in kinds}
-    return play_targets(frame, schema, technique, params, chosen, **SIZES, **kw).membership
+    seed = kw.pop("seed", 0)
+    return (
+        TargetGames(frame, schema, technique, params, chosen, **SIZES, **kw)
+        .evaluate(seed)
+        .membership
+    )
+
+
+def play(frame, schema, technique, params, target, kind="random", seed=0, **sizes):
+    """The membership game of one target."""
+    return (
+        TargetGames(frame, schema, technique, params, {kind: [target]}, **sizes)
+        .evaluate(seed)
+        .membership[0]
+    )
 
 
 def measure(summary, kind, name="AUC"):
@@ -158,9 +172,9 @@ def test_real_is_caught_at_the_profiles_own_game_scale(profile, dataset):
     settings = game_settings(sizes, "real")
     frame, schema = load_dataset(dataset, n=settings["population"], seed=0)
     targets = choose_targets(frame, schema, sizes.game_targets, seed=0)
-    played = play_targets(frame, schema, "real", {}, targets, train_rows=settings["train_rows"],
-                          shadow=settings["shadow"], releases=settings["releases"],
-                          attacks=("membership",))  # fmt: skip
+    played = TargetGames(frame, schema, "real", {}, targets, train_rows=settings["train_rows"],
+                         shadow=settings["shadow"], releases=settings["releases"],
+                         attacks=("membership",)).evaluate()  # fmt: skip
     results = played.membership
     assert not played.attribute and not any(played.release.values())  # only what was asked
     aucs = {(r.kind, r.target): r.auc for r in results}
@@ -229,8 +243,8 @@ def test_the_rank_sum_auc_is_roc_auc_score_with_ties():
 def test_an_unknown_attack_is_named_before_any_release_is_made(population):
     frame, schema, targets = population
     with pytest.raises(ValueError, match=r"unknown attacks \['shadow'\]"):
-        play_targets(frame, schema, "real", {}, {"random": targets["random"][:1]},
-                     attacks=("membership", "shadow"))  # fmt: skip
+        TargetGames(frame, schema, "real", {}, {"random": targets["random"][:1]},
+                    attacks=("membership", "shadow")).evaluate()  # fmt: skip
 
 
 def test_the_measures_of_many_draws_at_once_are_those_of_each_draw():

@@ -6,7 +6,7 @@ import pytest
 
 from privmetrics.attacks import alc as A
 from privmetrics.attacks.attribute_game import AttributeResult, summarise_attribute
-from privmetrics.attacks.dp_audit import AuditResult
+from privmetrics.attacks.empirical_epsilon import EpsilonResult
 from privmetrics.attacks.inference import ALCResult
 from privmetrics.attacks.membership_game import GameResult, summarise
 from privmetrics.attacks.outcome import Outcome, from_summary, outcome_table
@@ -25,12 +25,13 @@ def _games(separated: bool, targets: int = 6, releases: int = 20) -> list[GameRe
 
 
 def test_a_membership_summary_gives_auc_advantage_and_tpr_against_their_chance():
-    leaky = {o.measure: o for o in from_summary(summarise(_games(True), draws=50), "membership")}
+    leaky = {o.measure: o for o in from_summary(summarise(_games(True), draws=50), "membership",
+                                                ("targets",))}  # fmt: skip
     assert set(leaky) == {"AUC", "advantage", "TPR at FPR 0.1"}
     assert leaky["AUC"].value == 1.0 and leaky["AUC"].baseline == 0.5
     assert leaky["advantage"].baseline == 0.0 and leaky["TPR at FPR 0.1"].baseline == 0.1
     assert all(o.beyond_baseline and o.n == 6 for o in leaky.values())
-    chance = from_summary(summarise(_games(False), draws=50), "membership")
+    chance = from_summary(summarise(_games(False), draws=50), "membership", ("targets",))
     auc = next(o for o in chance if o.measure == "AUC")
     assert auc.low <= 0.5 <= auc.high and not auc.beyond_baseline
     assert auc.attack == "membership, random"
@@ -39,7 +40,10 @@ def test_a_membership_summary_gives_auc_advantage_and_tpr_against_their_chance()
 def test_the_attribute_games_accuracy_is_measured_against_the_guesser_without_the_release():
     results = [AttributeResult(t, "vulnerable", np.array([True] * 9 + [False]), t % 2 == 0)
                for t in range(8)]  # fmt: skip
-    outcomes = {o.measure: o for o in from_summary(summarise_attribute(results, 50), "attribute")}
+    outcomes = {
+        o.measure: o
+        for o in from_summary(summarise_attribute(results, 50), "attribute", ("targets",))
+    }
     assert set(outcomes) == {"accuracy", "advantage"}  # the baseline is no outcome of its own
     assert outcomes["accuracy"].value == pytest.approx(0.9)
     assert outcomes["accuracy"].baseline == pytest.approx(0.5)  # half the guesses were right
@@ -49,7 +53,7 @@ def test_the_attribute_games_accuracy_is_measured_against_the_guesser_without_th
 def test_the_whole_release_summary_names_its_configuration():
     summary = summarise_release({("Real", "density ratio"): np.full(10, 0.97),
                                  ("Uniform", "distance"): np.r_[0.45, 0.55] .repeat(5)}, draws=50)  # fmt: skip
-    table = outcome_table(from_summary(summary, "whole release"))
+    table = outcome_table(from_summary(summary, "whole release", ("config", "kind")))
     assert table.attack.tolist() == ["whole release, Real, density ratio",
                                      "whole release, Uniform, distance"]  # fmt: skip
     assert table["beyond baseline"].tolist() == [True, False]
@@ -83,11 +87,11 @@ def test_the_alc_interval_comes_from_the_attacks_precision_interval():
 
 
 def test_an_audited_epsilon_is_a_one_sided_bound_up_to_what_the_releases_could_prove():
-    result = AuditResult("privbayes", {"epsilon": 1.0}, 1.0, 1e-5, 300, 3, "TOTAL_CHARGES", 3.4,
+    result = EpsilonResult("privbayes", {"epsilon": 1.0}, 1.0, 1e-5, 300, 3, "TOTAL_CHARGES", 3.4,
                          "extreme", 5.2, 3.9, 6.0, pd.DataFrame(), pd.DataFrame())  # fmt: skip
     outcome = result.outcome()
     assert (outcome.value, outcome.low, outcome.high) == (3.4, 3.4, 5.2)
-    assert outcome.attack == "DP audit, privbayes (claims 1)" and outcome.n == 300
+    assert outcome.attack == "empirical epsilon, privbayes (claims 1)" and outcome.n == 300
     assert outcome.beyond_baseline and not result.holds
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from privmetrics.attacks.whole_release import WholeReleaseAttack, bandwidth, log_density
+from privmetrics.attacks.whole_release import ReleaseScorer, bandwidth, log_density
 from privmetrics.data.datasets import load_dataset
 
 
@@ -20,7 +20,7 @@ def halves():
 
 def test_a_copy_gives_its_members_away_and_noise_gives_nothing(halves):
     reference, members, others, schema = halves
-    attack = WholeReleaseAttack(schema, reference)
+    attack = ReleaseScorer(schema, reference)
     copy = attack.aucs(members, members, others)
     # flchain has near-twins (a non-member can sit on a member): neither is a clean 1
     assert copy["density ratio"] > 0.7 and copy["distance"] > 0.85
@@ -54,7 +54,7 @@ def test_the_kernel_density_by_hand():
 
 def test_scores_are_per_candidate_and_seeded_free(halves):
     reference, members, others, schema = halves
-    attack = WholeReleaseAttack(schema, reference)
+    attack = ReleaseScorer(schema, reference)
     scored = attack.scores(members, pd.concat([members.iloc[:5], others.iloc[:5]]))
     assert {k: v.shape for k, v in scored.items()} == {"density ratio": (10,), "distance": (10,)}
     # a member sits on a released row: its distance score is its distance to the reference
@@ -70,7 +70,7 @@ def test_gen_lra_is_the_kernel_likelihood_ratio_with_and_without_the_candidate()
     constant k log(n / (n + 1))."""
     rows, schema = load_dataset("texas", n=60, seed=5)
     reference, release, candidates = rows.iloc[:30], rows.iloc[30:50], rows.iloc[50:]
-    attack = WholeReleaseAttack(schema, reference)
+    attack = ReleaseScorer(schema, reference)
     got = attack.gen_lra(release, candidates, k=3)
     r, z = attack.reference, attack.encoder.transform(release)
     x = attack.encoder.transform(candidates)
@@ -96,7 +96,7 @@ def test_gen_lra_finds_planted_copies_and_nothing_in_fresh_rows():
     rows = rows.drop_duplicates().sample(frac=1, random_state=0).reset_index(drop=True)
     train, fresh, unseen, ref = (rows.iloc[a:b] for a, b in
                                  ((0, 500), (500, 1500), (1500, 2000), (2000, 3000)))  # fmt: skip
-    attack = WholeReleaseAttack(schema, ref)
+    attack = ReleaseScorer(schema, ref)
     candidates = pd.concat([train, unseen], ignore_index=True)
     truth = np.r_[np.ones(len(train)), np.zeros(len(unseen))]
     aucs = {}

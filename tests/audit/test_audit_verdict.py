@@ -684,12 +684,12 @@ def test_flag_columns_never_enter_the_attacks_keys(texas, monkeypatch):
     assert flag_columns(treated) == {f"{column} (missing)"} <= set(treated.key)
     seen = {}
 
-    def spy(real, synthetic, schema, halves, **kwargs):
-        seen["halves"] = halves
-        return linkability(real, synthetic, schema, halves, **kwargs)
+    class Spy(criteria.Linkability):
+        def evaluate(self, seed: int = 0):
+            seen["halves"] = self.known
+            return super().evaluate(seed)
 
-    linkability = criteria.linkability
-    monkeypatch.setattr(criteria, "linkability", spy)
+    monkeypatch.setattr(criteria, "Linkability", Spy)
     quiet(criteria.criteria_panel, tables["real data"], tables["synthetic data"],
           tables["holdout data"], treated)  # fmt: skip
     used = [c for half in seen["halves"] for c in half]

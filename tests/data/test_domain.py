@@ -1,4 +1,4 @@
-"""The DP synthesisers' public domain, and the empirical-epsilon audit that checks it holds."""
+"""The DP synthesisers' public domain, and the empirical epsilon that checks it holds."""
 
 from dataclasses import replace
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from privmetrics.attacks.dp_audit import (
-    audit_epsilon,
+from privmetrics.attacks.empirical_epsilon import (
+    EmpiricalEpsilon,
     clopper_pearson,
     epsilon_lower_bound,
     gdp_epsilon,
@@ -22,6 +22,12 @@ from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.synthesisers.discretise import DataDomainWarning, Discretiser
+
+
+def empirical_epsilon(population, schema, technique, params, seed=0, **settings):
+    """The empirical epsilon of ``technique`` (:class:`EmpiricalEpsilon`) played with ``seed``."""
+    return EmpiricalEpsilon(population, schema, technique, params, **settings).evaluate(seed)
+
 
 # --- the domain itself -------------------------------------------------------------------------
 
@@ -157,11 +163,11 @@ def test_a_small_worst_case_table_buys_the_power_to_refute_the_data_domain_doubl
     """Ten rows around the outlier, 300 releases per world: PrivBayes with its domain read from
     the data is refuted beyond 3 (its claim is 1), while with the declared domain it holds."""
     population = load("texas", n=3000, seed=0)
-    leaky = audit_epsilon(population.frame, replace(population.schema, domain={}), "privbayes",
+    leaky = empirical_epsilon(population.frame, replace(population.schema, domain={}), "privbayes",
                           {"epsilon": 1.0, "domain": "data"}, releases=300, train_rows=10)  # fmt: skip
     assert leaky.epsilon_lower >= 3 and leaky.max_provable >= leaky.epsilon_lower
     assert leaky.epsilon_gdp >= leaky.epsilon_lower  # the curve's estimate is the tighter
-    honest = audit_epsilon(population.frame, population.schema, "privbayes", {"epsilon": 1.0},
+    honest = empirical_epsilon(population.frame, population.schema, "privbayes", {"epsilon": 1.0},
                            releases=300, train_rows=10)  # fmt: skip
     assert honest.holds and honest.max_provable > 3
 
@@ -180,7 +186,7 @@ AUDITED = [("privbayes", 0.2), ("privbayes", 1.0), ("pategan", 1.0), ("pategan",
 def test_the_audit_finds_no_more_than_the_claimed_epsilon(texas, name, epsilon):
     frame, schema = texas
     params = {"epsilon": epsilon} | ({"max_iterations": 300} if name == "pategan" else {})
-    result = audit_epsilon(frame, schema, name, params, releases=50, train_rows=500, seed=1)
+    result = empirical_epsilon(frame, schema, name, params, releases=50, train_rows=500, seed=1)
     assert result.holds, result.per_statistic
     assert result.max_provable > 1.0  # 50 releases can prove more than a claim of 0.2 or 1
 
@@ -193,7 +199,7 @@ def test_the_audit_fails_a_synthesiser_that_reads_its_range_from_the_data(texas,
     params = {"epsilon": 1.0, "domain": "data"} | (
         {"max_iterations": 300} if name == "pategan" else {}
     )
-    result = audit_epsilon(
+    result = empirical_epsilon(
         frame, replace(schema, domain={}), name, params, releases=50, train_rows=500, seed=1
     )
     assert not result.holds and result.epsilon_lower > 1.0, result.per_statistic
@@ -229,8 +235,8 @@ def test_the_audit_holds_mst_to_its_claim_and_refutes_its_data_domain_double():
     columns = ["TOTAL_CHARGES", "SEX_CODE"]
     frame, schema = population.frame[columns], population.schema.subset(columns)
     fast = {"epsilon": 1.0, "iters": 50, "bins": 8}  # iterations: post-processing, not privacy
-    honest = audit_epsilon(frame, schema, "mst", fast, releases=40, train_rows=10)
+    honest = empirical_epsilon(frame, schema, "mst", fast, releases=40, train_rows=10)
     assert honest.holds and honest.epsilon_lower == 0.0 and honest.max_provable > 1.0
-    leaky = audit_epsilon(frame, replace(schema, domain={}), "mst", fast | {"domain": "data"},
+    leaky = empirical_epsilon(frame, replace(schema, domain={}), "mst", fast | {"domain": "data"},
                           releases=40, train_rows=10)  # fmt: skip
     assert not leaky.holds and leaky.statistic == "extreme", leaky.per_statistic

@@ -3,9 +3,11 @@ judges anonymisation (Article 29 Working Party, Opinion 05/2014: singling out, l
 inference), as attacks on a release with a control set (Giomi et al., PoPETs 2023, Section 4;
 the anonymeter framework). Each returns a :class:`~.risk.Risk`: the main attack on targets from
 the training table, the same attack on targets from the control set, and a naive baseline.
+:class:`Linkability` and :class:`Inference` are the attacks in the package's one shape
+(:mod:`.shape`); :func:`linkability` and :func:`inference` do the work.
 
 **Linkability.** The attacker holds two tables about the same people that share no column:
-``aux = (A, B)``, a split of some columns. For each target, the ``n_neighbours`` nearest release
+``known = (A, B)``, a split of some columns. For each target, the ``n_neighbours`` nearest release
 rows on A and, separately, on B (:mod:`privmetrics.geometry.gower`); the release links the
 target's two halves when the two sets share a row. Baseline: two random sets of release rows.
 Ties: on a half that several release rows share at the least distance (coarse columns: many
@@ -19,7 +21,7 @@ anonymeter, and moved when the release's rows were shuffled; the expected count 
 (``coarse_keys_comparison`` in :mod:`privmetrics.compendium.book.anonymeter`). With more
 neighbours the sets are the first ``n_neighbours`` in position order.
 
-**Inference.** The attacker knows a target's ``aux`` columns (default: every column but the
+**Inference.** The attacker knows a target's ``known`` columns (default: every column but the
 secret) and guesses its ``secret`` as the value of the nearest release row on them. A guess is
 right when it equals the secret (a category) or lies within ``tolerance`` of it relative to the
 secret, |guess - secret| <= tolerance |secret| (a number; anonymeter measures the tolerance
@@ -27,7 +29,7 @@ relative to the *guess*, which is asymmetric and fails for negative values). Bas
 of a random release row. Targets whose secret is missing are left out: guessing "missing" is not
 learning a secret.
 
-Targets are ``n_attacks`` rows drawn without replacement (all rows of a smaller table), seeded.
+Targets are ``targets`` rows drawn without replacement (all rows of a smaller table), seeded.
 """
 
 from __future__ import annotations
@@ -36,13 +38,14 @@ import numpy as np
 import pandas as pd
 
 from privmetrics.attacks.risk import Rate, Risk
+from privmetrics.attacks.shape import ReleaseAttack
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError, check_count, check_positive
 from privmetrics.geometry.gower import gower_coordinates, gower_knn, tied_link_share
 
 
-def _targets(table: pd.DataFrame, n_attacks: int, rng) -> pd.DataFrame:
-    chosen = rng.choice(len(table), size=min(n_attacks, len(table)), replace=False)
+def _targets(table: pd.DataFrame, count: int, rng) -> pd.DataFrame:
+    chosen = rng.choice(len(table), size=min(count, len(table)), replace=False)
     return table.iloc[np.sort(chosen)]
 
 
@@ -65,38 +68,38 @@ def linkability(
     real: pd.DataFrame,
     synthetic: pd.DataFrame,
     schema: Schema,
-    aux: tuple[list[str], list[str]],
+    known: tuple[list[str], list[str]],
     control: pd.DataFrame | None = None,
-    n_attacks: int = 500,
+    targets: int = 500,
     n_neighbours: int = 1,
     seed: int = 0,
 ) -> Risk:
     """The linkability risk of ``synthetic`` for the rows of ``real`` (module doc)."""
     tables = {"real": real, "synthetic": synthetic, "control": control}
-    if len(aux) != 2:
+    if len(known) != 2:
         raise InvalidInputError(
-            "aux must be two lists of columns, one per table the attacker holds"
+            "known must be two lists of columns, one per table the attacker holds"
         )
-    a, b = (_check_columns(cols, tables, "linkability's aux") for cols in aux)
+    a, b = (_check_columns(cols, tables, "linkability's known") for cols in known)
     if set(a) & set(b):
-        raise InvalidInputError(f"the two halves of aux share columns {sorted(set(a) & set(b))}")
-    n_attacks = check_count("n_attacks", n_attacks)
+        raise InvalidInputError(f"the two halves of known share columns {sorted(set(a) & set(b))}")
+    count = check_count("targets", targets)
     k = check_count("n_neighbours", n_neighbours)
     if k > len(synthetic):
         raise InvalidInputError(f"n_neighbours={k} exceeds the release's {len(synthetic)} rows")
     rng = np.random.default_rng(seed)
 
-    def linked(targets: pd.DataFrame) -> Rate:
+    def linked(people: pd.DataFrame) -> Rate:
         if k == 1:  # the expected links over the ties' choices (module doc)
-            halves = [gower_coordinates(targets, synthetic, cols, schema) for cols in (a, b)]
-            return Rate(float(tied_link_share(*halves).sum()), len(targets))
-        left = _nearest(targets, synthetic, a, schema, k)
-        right = _nearest(targets, synthetic, b, schema, k)
+            halves = [gower_coordinates(people, synthetic, cols, schema) for cols in (a, b)]
+            return Rate(float(tied_link_share(*halves).sum()), len(people))
+        left = _nearest(people, synthetic, a, schema, k)
+        right = _nearest(people, synthetic, b, schema, k)
         hits = (left[:, :, None] == right[:, None, :]).any((1, 2))
-        return Rate(int(hits.sum()), len(targets))
+        return Rate(int(hits.sum()), len(people))
 
-    main = linked(_targets(real, n_attacks, rng))
-    checked = linked(_targets(control, n_attacks, rng)) if control is not None else None
+    main = linked(_targets(real, count, rng))
+    checked = linked(_targets(control, count, rng)) if control is not None else None
     left, right = (_random_rows(rng, main.attempts, len(synthetic), k) for _ in range(2))
     hits = (left[:, :, None] == right[:, None, :]).any((1, 2))
     return Risk("linkability", main, Rate(int(hits.sum()), main.attempts), checked)
@@ -114,23 +117,23 @@ def inference(
     synthetic: pd.DataFrame,
     schema: Schema,
     secret: str,
-    aux: list[str] | None = None,
+    known: list[str] | None = None,
     control: pd.DataFrame | None = None,
-    n_attacks: int = 500,
+    targets: int = 500,
     tolerance: float = 0.05,
     seed: int = 0,
 ) -> Risk:
     """The inference risk of ``synthetic`` for ``secret`` of the rows of ``real`` (module doc)."""
     tables = {"real": real, "synthetic": synthetic, "control": control}
     (secret,) = _check_columns([secret], tables, "inference's secret")
-    aux = _check_columns(
-        aux if aux is not None else [c for c in real.columns if c != secret],
+    known = _check_columns(
+        known if known is not None else [c for c in real.columns if c != secret],
         tables,
-        "inference's aux",
+        "inference's known",
     )
-    if secret in aux:
+    if secret in known:
         raise InvalidInputError(f"the secret {secret!r} cannot be among the known columns")
-    n_attacks = check_count("n_attacks", n_attacks)
+    count = check_count("targets", targets)
     tolerance = check_positive("tolerance", tolerance, allow_zero=True)
     numeric = secret in schema.numerical
     rng = np.random.default_rng(seed)
@@ -144,9 +147,9 @@ def inference(
         return int(ok.sum())
 
     def attacked(table: pd.DataFrame) -> Rate:
-        targets = _targets(table[table[secret].notna()], n_attacks, rng)
-        nearest = _nearest(targets, synthetic, aux, schema, 1)[:, 0]
-        return Rate(right(synthetic[secret].to_numpy()[nearest], targets[secret]), len(targets))
+        people = _targets(table[table[secret].notna()], count, rng)
+        nearest = _nearest(people, synthetic, known, schema, 1)[:, 0]
+        return Rate(right(synthetic[secret].to_numpy()[nearest], people[secret]), len(people))
 
     main = attacked(real)
     if not main.attempts:
@@ -154,6 +157,45 @@ def inference(
             f"every value of the secret {secret!r} is missing in the real table"
         )
     checked = attacked(control) if control is not None else None
-    truth = _targets(real[real[secret].notna()], n_attacks, rng)[secret]
+    truth = _targets(real[real[secret].notna()], count, rng)[secret]
     guesses = synthetic[secret].to_numpy()[rng.integers(len(synthetic), size=len(truth))]
     return Risk(f"inference ({secret})", main, Rate(right(guesses, truth), len(truth)), checked)
+
+
+class Linkability(ReleaseAttack):
+    """The linkability attack of the module doc in the package's shape (:mod:`.shape`): an
+    attacker holding the ``known`` columns of the same people in two tables, ``known = (A, B)``,
+    links them through the release; ``targets`` people of ``real`` and of ``control``."""
+
+    def __init__(self, real, release, control=None, schema=None, known=((), ()), targets=500,
+                 n_neighbours=1):  # fmt: skip
+        super().__init__(real, release, control, schema)
+        self.known = known
+        self.targets = targets
+        self.n_neighbours = n_neighbours
+
+    def evaluate(self, seed: int = 0) -> Risk:
+        real, schema = self.tables()
+        return linkability(real, self.release, schema, self.known, self.control, self.targets,
+                           self.n_neighbours, seed)  # fmt: skip
+
+
+class Inference(ReleaseAttack):
+    """The inference attack of the module doc in the package's shape (:mod:`.shape`): an attacker
+    who knows the ``known`` columns of ``targets`` people guesses their ``secret`` from the nearest
+    release row (a number within ``tolerance`` of it counts as right)."""
+
+    def __init__(self, real, release, control=None, schema=None, secret=None, known=None,
+                 targets=500, tolerance=0.05):  # fmt: skip
+        super().__init__(real, release, control, schema)
+        self.secret = secret
+        self.known = known
+        self.targets = targets
+        self.tolerance = tolerance
+
+    def evaluate(self, seed: int = 0) -> Risk:
+        real, schema = self.tables()
+        if self.secret is None:
+            raise InvalidInputError("inference needs the secret= attribute the attacker wants")
+        return inference(real, self.release, schema, self.secret, self.known, self.control,
+                         self.targets, self.tolerance, seed)  # fmt: skip

@@ -1,5 +1,5 @@
 """Attribute inference as a privacy game (Stadler et al., 2022, Section 4.3): the attacker's
-guesser, results and statistics; :func:`privmetrics.attacks.one_run.play_targets` plays it for
+guesser, results and statistics; :class:`privmetrics.attacks.one_run.TargetGames` plays it for
 many targets on shared releases.
 
 **Threat model.** The attacker knows one target's key attributes (every attribute except the

@@ -4,12 +4,13 @@ targets, so the same attack can be run on a release that contains them and on on
 Francis and Wagner (Sections 3 and 6) contrast two baselines for the ALC:
 
 * **ours** (the paper's): a predictor trained on the *original* data without the targets
-  (:func:`privmetrics.attacks.inference.measure_alc`);
+  (:class:`privmetrics.attacks.inference.AnonymityLoss`);
 * **prior** (Giomi et al., Stadler et al.): the same attack run on a release anonymised *without*
   the targets, D'_anon = anonymise(D_orig minus targets). For a synthesiser this costs one extra
   fit per block of targets.
 
-:func:`member_nonmember_alc` measures both on the same targets. Each of ``refits`` blocks of
+:class:`RefitAnonymityLoss` (an attack in the package's one shape, :mod:`.shape`) measures both
+on the same targets. Each of ``refits`` blocks of
 ``targets_per_refit`` targets is held out in turn; the synthesiser is fitted once on all rows (the
 member release) and once per block without it (the non-member release), every table through the
 :class:`~privmetrics.synthesisers.SyntheticCache`. :func:`tradeoff` varies the two parameters and
@@ -19,7 +20,7 @@ reports how the estimate and its cost change.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -31,13 +32,20 @@ from privmetrics.attacks.forest_baseline import (
     forest_predictor,
     select_targets,
 )
-from privmetrics.attacks.inference import best_row_match, halted_measurement, unknown_codes
+from privmetrics.attacks.inference import (
+    alc_outcome,
+    best_row_match,
+    halted_measurement,
+    unknown_codes,
+)
+from privmetrics.attacks.outcome import Outcome
+from privmetrics.attacks.shape import Attack, OneOutcome, real_table
 from privmetrics.data.schema import Schema
 from privmetrics.synthesisers.cache import SyntheticCache
 
 
 @dataclass
-class MembershipResult:
+class RefitResult(OneOutcome):
     """Both ALCs on the same targets, with what they cost."""
 
     alc_ours: float  # baseline: the paper's forest on the original data without the block
@@ -49,103 +57,140 @@ class MembershipResult:
     targets: int
     fits: int  # synthesiser fits (cache hits included)
     seconds: float
+    secret: str = ""
+    best_attack: pd.Series | None = field(default=None, repr=False)
+    best_base_prior: pd.Series | None = field(default=None, repr=False)
+
+    def summary(self) -> dict:
+        """The numbers (the ALCs, PRCs, targets, fits and seconds) as one table row."""
+        names = ("alc_ours", "alc_prior", "alc_prior_recall_1", "prc_attack", "prc_base_ours",
+                 "prc_base_prior", "targets", "fits", "seconds")  # fmt: skip
+        return {name: getattr(self, name) for name in names}
+
+    def outcome(self) -> Outcome:
+        """The ALC against the refitted release (the prior approach: what the release tells about
+        these people beyond what a release without them tells), baseline 0, its interval from
+        the attack's precision interval at its recall (:func:`.inference.alc_outcome`)."""
+        return alc_outcome(f"ALC against a refit, {self.secret}", self.alc_prior,
+                           self.best_attack, self.best_base_prior, self.targets)  # fmt: skip
 
 
-def member_nonmember_alc(
-    real: pd.DataFrame,
-    schema: Schema,
-    technique: str,
-    unknown: str,
-    params: dict | None = None,
-    known: list[str] | None = None,
-    refits: int = 1,
-    targets_per_refit: int = 200,
-    seed: int = 0,
-    dataset: str = "data",
-    cache: SyntheticCache | None = None,
-    halt: bool = True,
-) -> MembershipResult:
+class RefitAnonymityLoss(Attack):
     """ALC of the best-row-match attack with the paper's baseline and with the prior approach's
-    (the attack on a synthesiser re-fitted without the targets), on the same targets.
+    (the attack on a synthesiser re-fitted without the targets), on the same targets: the
+    ``technique`` with ``params`` fitted on ``real`` (a RealSide or a DataFrame with its
+    ``schema``), the attacker knowing ``known`` and wanting ``secret``, ``refits`` blocks of
+    ``targets_per_refit`` targets (module doc).
 
     ``dataset`` names the real table in the cache keys; pass a name that identifies it (rows and
     seed included) when a cache is shared. ``halt=False`` uses every target (three thresholds per
     predictor, no halting rule), so that the number of targets is what the caller asked for.
     """
-    if refits < 1 or targets_per_refit < 1:
-        raise ValueError("refits and targets_per_refit must be at least 1")
-    start = time.perf_counter()
-    params = dict(params or {})
-    cache = cache if cache is not None else SyntheticCache()
-    known = list(known if known is not None else [c for c in schema.names if c != unknown])
-    numerical = [c for c in schema.numerical if c in known]
-    rng = np.random.default_rng(seed)
-    member = cache.fit_sample(dataset, technique, params, seed, real, schema)
-    truth, member_codes = unknown_codes(real[unknown], member[unknown], unknown in schema.numerical)
-    order = select_targets(truth, refits * targets_per_refit, rng)
-    blocks = np.array_split(order, min(refits, len(order)))
-    levels = {c: pd.unique(real[c]) for c in known if c not in numerical}
-    features = encoded_features(real, known, numerical, levels)
-    ranges = {c: float(real[c].max() - real[c].min()) or 1.0 for c in numerical}
 
-    out = {k: [] for k in ("truth", "atk", "atk_rank", "ours", "ours_rank", "prior", "prior_rank")}
-    for k, block in enumerate(blocks):
-        rest = np.setdiff1d(np.arange(len(real)), block)
-        label = f"{dataset}-without-block{k}-of{len(blocks)}-seed{seed}"
-        outsider = cache.fit_sample(label, technique, params, seed, real.iloc[rest], schema)
-        _, outsider_codes = unknown_codes(
-            real[unknown], outsider[unknown], unknown in schema.numerical
-        )
-        targets = real.iloc[block][known]
-        atk, atk_rank = best_row_match(targets, member[known], member_codes, numerical, ranges)
-        prior, prior_rank = best_row_match(
-            targets, outsider[known], outsider_codes, numerical, ranges
-        )
-        forest = forest_predictor(features[rest], truth[rest], seed)
-        ours, ours_rank = forest_predictions(forest, features[block])
-        for name, values in zip(
-            out, (truth[block], atk, atk_rank, ours, ours_rank, prior, prior_rank), strict=True
-        ):
-            out[name].append(values)
-    v = {name: np.concatenate(parts) for name, parts in out.items()}
-    attack_ok = v["atk"] == v["truth"]
+    def __init__(self, real, schema=None, technique="privbayes", params=None, secret=None,
+                 known=None, refits=1, targets_per_refit=200, dataset="data", cache=None,
+                 halt=True):  # fmt: skip
+        self.real = real
+        self.schema = schema
+        self.technique = technique
+        self.params = params
+        self.secret = secret
+        self.known = known
+        self.refits = refits
+        self.targets_per_refit = targets_per_refit
+        self.dataset = dataset
+        self.cache = cache
+        self.halt = halt
 
-    def measured(base_ok, base_rank):
-        if halt:
-            *_, best_attack, best_base, _, _ = halted_measurement(
-                attack_ok, v["atk_rank"], lambda size: (base_ok[:size], base_rank[:size])
+    def evaluate(self, seed: int = 0) -> RefitResult:
+        if self.refits < 1 or self.targets_per_refit < 1:
+            raise ValueError("refits and targets_per_refit must be at least 1")
+        start = time.perf_counter()
+        real, schema = real_table(self.real, self.schema)
+        secret, technique, dataset = (
+            self.secret or schema.sensitive[0],
+            self.technique,
+            self.dataset,
+        )
+        params = dict(self.params or {})
+        cache = self.cache if self.cache is not None else SyntheticCache()
+        known = list(self.known if self.known is not None else
+                     [c for c in schema.names if c != secret])  # fmt: skip
+        numerical = [c for c in schema.numerical if c in known]
+        rng = np.random.default_rng(seed)
+        member = cache.fit_sample(dataset, technique, params, seed, real, schema)
+        truth, member_codes = unknown_codes(
+            real[secret], member[secret], secret in schema.numerical
+        )
+        order = select_targets(truth, self.refits * self.targets_per_refit, rng)
+        blocks = np.array_split(order, min(self.refits, len(order)))
+        levels = {c: pd.unique(real[c]) for c in known if c not in numerical}
+        features = encoded_features(real, known, numerical, levels)
+        ranges = {c: float(real[c].max() - real[c].min()) or 1.0 for c in numerical}
+
+        out = {k: [] for k in ("truth", "atk", "atk_rank", "ours", "ours_rank", "prior",
+                               "prior_rank")}  # fmt: skip
+        for k, block in enumerate(blocks):
+            rest = np.setdiff1d(np.arange(len(real)), block)
+            label = f"{dataset}-without-block{k}-of{len(blocks)}-seed{seed}"
+            outsider = cache.fit_sample(label, technique, params, seed, real.iloc[rest], schema)
+            _, outsider_codes = unknown_codes(
+                real[secret], outsider[secret], secret in schema.numerical
             )
-            return best_attack, best_base
-        return [
-            A.best_or_recall_one(A.precision_recall(ok, rank, A.thresholds_for(rank, 3)))[0]
-            for ok, rank in ((attack_ok, v["atk_rank"]), (base_ok, base_rank))
-        ]
+            targets = real.iloc[block][known]
+            atk, atk_rank = best_row_match(targets, member[known], member_codes, numerical, ranges)
+            prior, prior_rank = best_row_match(
+                targets, outsider[known], outsider_codes, numerical, ranges
+            )
+            forest = forest_predictor(features[rest], truth[rest], seed)
+            ours, ours_rank = forest_predictions(forest, features[block])
+            for name, values in zip(
+                out, (truth[block], atk, atk_rank, ours, ours_rank, prior, prior_rank), strict=True
+            ):
+                out[name].append(values)
+        v = {name: np.concatenate(parts) for name, parts in out.items()}
+        attack_ok = v["atk"] == v["truth"]
 
-    best_attack, base_ours = measured(v["ours"] == v["truth"], v["ours_rank"])
-    _, base_prior = measured(v["prior"] == v["truth"], v["prior_rank"])
-    # the prior approach of Section 6: every prediction counts (recall 1), precision only
-    n, hits_attack, hits_prior = len(attack_ok), attack_ok.sum(), (v["prior"] == v["truth"]).sum()
-    prior_recall_1 = A.alc(
-        A.probabilistic_precision(hits_prior, n), A.probabilistic_precision(hits_attack, n)
-    )
-    return MembershipResult(
-        alc_ours=float(A.alc(base_ours.prc, best_attack.prc)),
-        alc_prior=float(A.alc(base_prior.prc, best_attack.prc)),
-        alc_prior_recall_1=float(prior_recall_1),
-        prc_attack=float(best_attack.prc),
-        prc_base_ours=float(base_ours.prc),
-        prc_base_prior=float(base_prior.prc),
-        targets=n,
-        fits=1 + len(blocks),
-        seconds=time.perf_counter() - start,
-    )
+        def measured(base_ok, base_rank):
+            if self.halt:
+                *_, best_attack, best_base, _, _ = halted_measurement(
+                    attack_ok, v["atk_rank"], lambda size: (base_ok[:size], base_rank[:size])
+                )
+                return best_attack, best_base
+            return [
+                A.best_or_recall_one(A.precision_recall(ok, rank, A.thresholds_for(rank, 3)))[0]
+                for ok, rank in ((attack_ok, v["atk_rank"]), (base_ok, base_rank))
+            ]
+
+        best_attack, base_ours = measured(v["ours"] == v["truth"], v["ours_rank"])
+        _, base_prior = measured(v["prior"] == v["truth"], v["prior_rank"])
+        # the prior approach of Section 6: every prediction counts (recall 1), precision only
+        n, hits_attack = len(attack_ok), attack_ok.sum()
+        hits_prior = (v["prior"] == v["truth"]).sum()
+        prior_recall_1 = A.alc(
+            A.probabilistic_precision(hits_prior, n), A.probabilistic_precision(hits_attack, n)
+        )
+        return RefitResult(
+            alc_ours=float(A.alc(base_ours.prc, best_attack.prc)),
+            alc_prior=float(A.alc(base_prior.prc, best_attack.prc)),
+            alc_prior_recall_1=float(prior_recall_1),
+            prc_attack=float(best_attack.prc),
+            prc_base_ours=float(base_ours.prc),
+            prc_base_prior=float(base_prior.prc),
+            targets=n,
+            fits=1 + len(blocks),
+            seconds=time.perf_counter() - start,
+            secret=secret,
+            best_attack=best_attack,
+            best_base_prior=base_prior,
+        )
 
 
 def tradeoff(
     real: pd.DataFrame,
     schema: Schema,
     technique: str,
-    unknown: str,
+    secret: str,
     params: dict | None = None,
     refits: tuple[int, ...] = (1, 2, 4),
     targets_per_refit: tuple[int, ...] = (50, 100, 200),
@@ -160,21 +205,11 @@ def tradeoff(
     for r in refits:
         for t in targets_per_refit:
             runs = [
-                member_nonmember_alc(
-                    real,
-                    schema,
-                    technique,
-                    unknown,
-                    params,
-                    refits=r,
-                    targets_per_refit=t,
-                    seed=s,
-                    halt=False,
-                    **kwargs,
-                )  # fmt: skip
+                RefitAnonymityLoss(real, schema, technique, params, secret, refits=r,
+                                   targets_per_refit=t, halt=False, **kwargs).evaluate(s)
                 for s in seeds
-            ]
-            frame = pd.DataFrame([vars(x) for x in runs])
+            ]  # fmt: skip
+            frame = pd.DataFrame([x.summary() for x in runs])
             rows.append(
                 {
                     "refits": r,

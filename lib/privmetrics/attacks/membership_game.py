@@ -1,5 +1,5 @@
 """Membership inference by shadow modelling: the privacy game of Stadler et al. (2022), Section 4,
-its features, results and statistics; :func:`privmetrics.attacks.one_run.play_targets` plays it
+its features, results and statistics; :class:`privmetrics.attacks.one_run.TargetGames` plays it
 for many targets on shared releases.
 
 **Threat model.** The attacker knows a *reference* sample of the population (rows drawn from it,

@@ -40,10 +40,16 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import roc_auc_score
 
-from privmetrics.attacks.attribute_game import AttributeResult, Guesser
-from privmetrics.attacks.membership_game import FeatureMaker, GameResult, vulnerable_targets
-from privmetrics.attacks.whole_release import GEN_LRA, SCORINGS, WholeReleaseAttack
-from privmetrics.data.schema import Schema
+from privmetrics.attacks.attribute_game import AttributeResult, Guesser, summarise_attribute
+from privmetrics.attacks.membership_game import (
+    FeatureMaker,
+    GameResult,
+    summarise,
+    vulnerable_targets,
+)
+from privmetrics.attacks.outcome import Outcome, from_summary
+from privmetrics.attacks.shape import Attack, AttackResult
+from privmetrics.attacks.whole_release import GEN_LRA, SCORINGS, ReleaseScorer, summarise_release
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.synthesisers.planted import CONTROLS, make_control
 from privmetrics.threads import limited
@@ -85,13 +91,28 @@ ATTACKS = ("membership", "attribute", "whole release")  # what one play plays on
 
 
 @dataclass
-class Played:
+class Played(AttackResult):
     """Every target's membership game and attribute game of one configuration, and the
     whole-release attack's AUC on each evaluation release, per scoring."""
 
     membership: list[GameResult]
     attribute: list[AttributeResult]
     release: dict[str, list[float]]
+
+    def outcomes(self, draws: int = 500, seed: int = 0) -> list[Outcome]:
+        """Per target kind, the membership game's AUC, advantage and TPR at FPR 0.1 and the
+        attribute game's accuracy and advantage, and the whole-release attack's mean AUC per
+        scoring, each with its bootstrap interval (``draws``) and its chance baseline."""
+        found = from_summary(summarise(self.membership, draws, seed, permutations=200),
+                             "membership", by=("targets",))  # fmt: skip
+        if self.attribute:
+            found += from_summary(summarise_attribute(self.attribute, draws, seed), "attribute",
+                                  by=("targets",))  # fmt: skip
+        played = {("release", name): aucs for name, aucs in self.release.items() if len(aucs)}
+        if played:
+            found += from_summary(summarise_release(played, draws, seed), "whole release",
+                                  by=("kind",))  # fmt: skip
+        return found
 
 
 def _releases(technique, params, source, targets, member, schema, train_rows, rng, seed0,
@@ -119,113 +140,139 @@ def _releases(technique, params, source, targets, member, schema, train_rows, rn
     return out
 
 
-def play_targets(
-    population: pd.DataFrame,
-    schema: Schema,
-    technique: str,
-    params: dict,
-    targets: dict[str, list[int]],
-    train_rows: int = 200,
-    shadow: int = 20,
-    releases: int = 20,
-    seed: int = 0,
-    sensitive: str | None = None,
-    leaky: bool = False,
-    threads: int = 1,
-    attacks: tuple[str, ...] = ATTACKS,
-    fresh: pd.DataFrame | None = None,
-) -> Played:
-    """The module doc's games for the rows at ``targets`` (kind -> positions in ``population``)
-    and the sensitive attribute ``sensitive`` (default: the schema's first; no attribute game
-    without one). ``attacks``: the ones to play on the same releases, of :data:`ATTACKS` (the
-    membership game is always played); the others' results are left empty. ``fresh``: for a
-    control of the leakage ladder (``technique`` ``"planted"``), rows of the population outside
-    ``population`` (never a member, never a non-member): a random half fills the attacker's
-    shadow releases (people they know, as they know their reference), the other half the
-    evaluation releases; each half needs ``train_rows`` rows."""
-    shadow_fresh = release_fresh = None
-    if technique in CONTROLS:
+class TargetGames(Attack):
+    """The module doc's games for the rows at ``targets`` (kind -> positions in ``population``),
+    in the package's shape (:mod:`.shape`): ``technique`` with ``params`` fitted on tables of
+    ``train_rows`` rows, ``shadow`` of them the attacker's and ``releases`` the challenger's, and
+    the attribute game on ``secret`` (default: the schema's first sensitive attribute; no
+    attribute game without one). ``attacks``: the ones to play on the same releases, of
+    :data:`ATTACKS` (the membership game is always played); the others' results are left empty.
+    ``leaky=True`` scores the shadow releases themselves (the mistake the tests must catch).
+    ``fresh``: for a control of the leakage ladder (``technique`` ``"planted"``), rows of the
+    population outside ``population`` (never a member, never a non-member): a random half fills
+    the attacker's shadow releases (people they know, as they know their reference), the other
+    half the evaluation releases; each half needs ``train_rows`` rows. The fits run on
+    ``threads`` BLAS and torch threads."""
+
+    def __init__(self, population, schema, technique, params, targets, train_rows=200, shadow=20,
+                 releases=20, secret=None, attacks=ATTACKS, leaky=False, fresh=None,
+                 threads=1):  # fmt: skip
+        self.population = population
+        self.schema = schema
+        self.technique = technique
+        self.params = params
+        self.targets = targets
+        self.train_rows = train_rows
+        self.shadow = shadow
+        self.releases = releases
+        self.secret = secret
+        self.attacks = attacks
+        self.leaky = leaky
+        self.fresh = fresh
+        self.threads = threads
+
+    def evaluate(self, seed: int = 0) -> Played:
+        unknown = set(self.attacks) - set(ATTACKS)
+        if unknown:
+            raise ValueError(f"unknown attacks {sorted(unknown)}; choose from {ATTACKS}")
+        shadow_fresh, release_fresh = self._fresh_halves(seed)
+        kinds = [kind for kind, positions in self.targets.items() for _ in positions]
+        at = [int(t) for positions in self.targets.values() for t in positions]
+        rng = np.random.default_rng([seed, 4])
+        population, schema, train_rows = self.population, self.schema, self.train_rows
+        target_rows = population.iloc[at].reset_index(drop=True)
+        others = population.drop(index=population.index[at]).reset_index(drop=True)
+        order = rng.permutation(len(others))
+        reference = others.iloc[order[: len(others) // 2]].reset_index(drop=True)
+        pool = others.iloc[order[len(others) // 2 :]].reset_index(drop=True)
+        for name, part in (("reference", reference), ("evaluation pool", pool)):
+            if len(part) < train_rows:
+                raise ValueError(
+                    f"the {name} has {len(part)} rows, fewer than train_rows={train_rows}"
+                )
+        in_shadow = membership_design(self.shadow, len(at), rng)
+        in_release = membership_design(self.releases, len(at), rng)
+        features = FeatureMaker(schema, reference, seed)
+        secret = self.secret or (schema.sensitive[0] if schema.sensitive else None)
+        technique, params = self.technique, self.params
+        with limited(self.threads):
+            shadows = [z for z, _ in _releases(technique, params, reference, target_rows,
+                                               in_shadow, schema, train_rows, rng,
+                                               seed * 1_000_003, shadow_fresh)]  # fmt: skip
+            made = _releases(technique, params, pool, target_rows, in_release, schema, train_rows,
+                             rng, seed * 1_000_003 + self.shadow, release_fresh)  # fmt: skip
+            evaluated = [z for z, _ in made]
+            tested, truth = (shadows, in_shadow) if self.leaky else (evaluated, in_release)
+            membership = _membership(features, shadows, in_shadow, tested, truth, target_rows,
+                                     at, kinds, seed)  # fmt: skip
+            attribute = []
+            if secret is not None and "attribute" in self.attacks:
+                guesser = Guesser(schema, secret, reference, seed)
+                truths = guesser.label(target_rows[secret])
+                baseline = guesser.fit(reference).predict(target_rows) == truths
+                guesses = np.stack([guesser.fit(z).predict(target_rows) for z in evaluated])
+                right = guesses == truths[None, :]
+                for j, (target, kind) in enumerate(zip(at, kinds, strict=True)):
+                    inside = in_release[:, j]
+                    attribute.append(
+                        AttributeResult(target, kind, right[inside, j], bool(baseline[j]))
+                    )
+            release = (
+                _whole_release(
+                    schema,
+                    reference,
+                    pool,
+                    made,
+                    np.random.default_rng([seed, 5]),
+                    gen_lra=self.technique in CONTROLS,
+                )  # fmt: skip
+                if "whole release" in self.attacks
+                else {name: [] for name in SCORINGS}
+            )
+        return Played(membership, attribute, release)
+
+    def _fresh_halves(self, seed: int):
+        """The ladder's fresh rows split in the attacker's half and the challenger's, or (None,
+        None) for a synthesiser."""
+        if self.technique not in CONTROLS:
+            return None, None
+        fresh, train_rows = self.fresh, self.train_rows
         if fresh is None or len(fresh) < 2 * train_rows:
             raise ValueError(
-                f"{technique!r} releases need at least {2 * train_rows} fresh rows outside the "
-                f"population (fresh=), got {0 if fresh is None else len(fresh)}"
+                f"{self.technique!r} releases need at least {2 * train_rows} fresh rows outside "
+                f"the population (fresh=), got {0 if fresh is None else len(fresh)}"
             )
         halves = np.random.default_rng([seed, 6]).permutation(len(fresh))
-        shadow_fresh = fresh.iloc[halves[: len(fresh) // 2]].reset_index(drop=True)
-        release_fresh = fresh.iloc[halves[len(fresh) // 2 :]].reset_index(drop=True)
-    unknown = set(attacks) - set(ATTACKS)
-    if unknown:
-        raise ValueError(f"unknown attacks {sorted(unknown)}; choose from {ATTACKS}")
-    kinds = [kind for kind, positions in targets.items() for _ in positions]
-    at = [int(t) for positions in targets.values() for t in positions]
-    rng = np.random.default_rng([seed, 4])
-    target_rows = population.iloc[at].reset_index(drop=True)
-    others = population.drop(index=population.index[at]).reset_index(drop=True)
-    order = rng.permutation(len(others))
-    reference = others.iloc[order[: len(others) // 2]].reset_index(drop=True)
-    pool = others.iloc[order[len(others) // 2 :]].reset_index(drop=True)
-    for name, part in (("reference", reference), ("evaluation pool", pool)):
-        if len(part) < train_rows:
-            raise ValueError(f"the {name} has {len(part)} rows, fewer than train_rows={train_rows}")
-    in_shadow = membership_design(shadow, len(at), rng)
-    in_release = membership_design(releases, len(at), rng)
-    features = FeatureMaker(schema, reference, seed)
-    sensitive = sensitive or (schema.sensitive[0] if schema.sensitive else None)
-    with limited(threads):
-        shadows = [z for z, _ in _releases(technique, params, reference, target_rows, in_shadow,
-                                           schema, train_rows, rng, seed * 1_000_003,
-                                           shadow_fresh)]  # fmt: skip
-        made = _releases(technique, params, pool, target_rows, in_release, schema, train_rows,
-                         rng, seed * 1_000_003 + shadow, release_fresh)  # fmt: skip
-        evaluated = [z for z, _ in made]
-        x_shadow = np.stack([features.table(z, target_rows) for z in shadows], axis=1)
-        tested, truth = (shadows, in_shadow) if leaky else (evaluated, in_release)
-        both = [features.table_and_ingredients(z, target_rows) for z in tested]
-        x_tested = np.stack([x for x, _ in both], axis=1)
-        kept = [ingredients for _, ingredients in both]
-        membership = []
-        for j, (target, kind) in enumerate(zip(at, kinds, strict=True)):
-            # every feature at every split, every shadow release in every tree (membership_game)
-            forest = RandomForestClassifier(n_estimators=TREES, max_features=None, bootstrap=False,
-                                            random_state=seed, n_jobs=1)  # fmt: skip
-            forest.fit(x_shadow[j], in_shadow[:, j].astype(int))
-            scores = forest.predict_proba(x_tested[j])[:, 1]
-            ingredients = {name: np.array([k[name][j] for k in kept]) for name in kept[0]}
-            membership.append(
-                GameResult(target, kind, scores, truth[:, j].astype(int), ingredients)
-            )
-        attribute = []
-        if sensitive is not None and "attribute" in attacks:
-            guesser = Guesser(schema, sensitive, reference, seed)
-            truths = guesser.label(target_rows[sensitive])
-            baseline = guesser.fit(reference).predict(target_rows) == truths
-            guesses = np.stack([guesser.fit(z).predict(target_rows) for z in evaluated])
-            right = guesses == truths[None, :]
-            for j, (target, kind) in enumerate(zip(at, kinds, strict=True)):
-                inside = in_release[:, j]
-                attribute.append(AttributeResult(target, kind, right[inside, j], bool(baseline[j])))
-        release = (
-            _whole_release(
-                schema,
-                reference,
-                pool,
-                made,
-                np.random.default_rng([seed, 5]),
-                gen_lra=technique in CONTROLS,
-            )  # fmt: skip
-            if "whole release" in attacks
-            else {name: [] for name in SCORINGS}
-        )
-    return Played(membership, attribute, release)
+        return (fresh.iloc[halves[: len(fresh) // 2]].reset_index(drop=True),
+                fresh.iloc[halves[len(fresh) // 2 :]].reset_index(drop=True))  # fmt: skip
+
+
+def _membership(features, shadows, in_shadow, tested, truth, target_rows, at, kinds, seed):
+    """Every target's membership game: its forest learns "in" over the shadow releases and
+    scores the ``tested`` ones."""
+    x_shadow = np.stack([features.table(z, target_rows) for z in shadows], axis=1)
+    both = [features.table_and_ingredients(z, target_rows) for z in tested]
+    x_tested = np.stack([x for x, _ in both], axis=1)
+    kept = [ingredients for _, ingredients in both]
+    games = []
+    for j, (target, kind) in enumerate(zip(at, kinds, strict=True)):
+        # every feature at every split, every shadow release in every tree (membership_game)
+        forest = RandomForestClassifier(n_estimators=TREES, max_features=None, bootstrap=False,
+                                        random_state=seed, n_jobs=1)  # fmt: skip
+        forest.fit(x_shadow[j], in_shadow[:, j].astype(int))
+        scores = forest.predict_proba(x_tested[j])[:, 1]
+        ingredients = {name: np.array([k[name][j] for k in kept]) for name in kept[0]}
+        games.append(GameResult(target, kind, scores, truth[:, j].astype(int), ingredients))
+    return games
 
 
 def _whole_release(schema, reference, pool, made, rng, gen_lra: bool = False):
     """The whole-release attack (:mod:`.whole_release`) on each evaluation release: its pool
     rows (members) against as many pool rows it never saw; the AUCs of each scoring, and with
-    ``gen_lra`` of :meth:`~.whole_release.WholeReleaseAttack.gen_lra` too (the leakage ladder's
+    ``gen_lra`` of :meth:`~.whole_release.ReleaseScorer.gen_lra` too (the leakage ladder's
     plays: the configurations' stored games predate it, and a scoring more would make every one
     of them incomplete, to be played again with its fits)."""
-    attack = WholeReleaseAttack(schema, reference)
+    attack = ReleaseScorer(schema, reference)
     out = {name: [] for name in (*SCORINGS, *((GEN_LRA,) if gen_lra else ()))}
     for release, at in made:
         unseen = np.setdiff1d(np.arange(len(pool)), at)
@@ -239,23 +286,3 @@ def _whole_release(schema, reference, pool, made, rng, gen_lra: bool = False):
             scores = attack.gen_lra(release, pd.concat([members, others], ignore_index=True))
             out[GEN_LRA].append(float(roc_auc_score(truth, scores)))
     return out
-
-
-def play(
-    population: pd.DataFrame,
-    schema: Schema,
-    technique: str,
-    params: dict,
-    target: int,
-    kind: str = "random",
-    train_rows: int = 200,
-    shadow: int = 20,
-    releases: int = 20,
-    seed: int = 0,
-    leaky: bool = False,
-    threads: int = 1,
-) -> GameResult:
-    """The membership game of one target (:func:`play_targets` with that target alone)."""
-    played = play_targets(population, schema, technique, params, {kind: [target]}, train_rows,
-                          shadow, releases, seed, leaky=leaky, threads=threads)  # fmt: skip
-    return played.membership[0]

@@ -6,19 +6,17 @@ result carries the attack's rate, its error and the naive baseline's.
 membership AUC, the false-positive rate for a TPR at a fixed FPR, 0 for an advantage, an ALC, a
 risk net of its control set and an audited epsilon, and the reference-only guesser's accuracy for
 an attribute attack's accuracy. **The interval** is each attack's own 95% interval (bootstrap over
-targets and releases for the games, Wilson for rates, Clopper-Pearson for the DP audit, whose
+targets and releases for the games, Wilson for rates, Clopper-Pearson for the empirical epsilon, whose
 bound is one-sided: its upper end is the largest epsilon the releases could have shown).
 
 An attack *shows something* (:attr:`Outcome.beyond_baseline`) only when its whole interval lies
 above the baseline; a point estimate above it is not enough (0.0003 against 0.0000 is noise).
 
-Every result type of this package gives its outcomes the same way:
-
-* the games' summary tables (:func:`.membership_game.summarise`,
-  :func:`.attribute_game.summarise_attribute`, :func:`.whole_release.summarise_release`) through
-  :func:`from_summary`;
-* :class:`.risk.Risk` (singling out, linkability, inference), :class:`.inference.ALCResult` and
-  :class:`.dp_audit.AuditResult` through their ``outcome()`` method;
+Every attack's result gives its outcomes the same way, ``outcomes()`` (:class:`.shape.AttackResult`):
+:class:`.risk.Risk` (singling out, linkability, inference), :class:`.inference.ALCResult`,
+:class:`.membership.RefitResult`, :class:`.whole_release.WholeReleaseResult`,
+:class:`.one_run.Played` (the games, through their summary tables and :func:`from_summary`, told
+which columns name a row) and :class:`.empirical_epsilon.EpsilonResult`;
 
 and :func:`outcome_table` lays any list of them out as one table, as the book shows them. The
 steward's audit reports its three criteria (singling out, linkability, inference) in the same
@@ -67,27 +65,30 @@ class Outcome:
         return {**asdict(self), "effect": self.effect, "beyond baseline": self.beyond_baseline}
 
 
-def baselines(summary: pd.DataFrame) -> pd.Series:
-    """The baseline of each row of a game's summary table (one row per target kind and measure):
-    from :data:`CHANCE`, or for the attribute game's ``accuracy`` its kind's ``baseline
-    accuracy`` row; NaN on that row itself (it is no outcome of its own)."""
-    kind = "targets" if "targets" in summary.columns else "kind"
-    guesser = summary[summary.measure == "baseline accuracy"].groupby(kind).value.first()
+def baselines(summary: pd.DataFrame, by: str = "targets") -> pd.Series:
+    """The baseline of each row of a game's summary table (one row per ``by`` value, a target
+    kind, and measure): from :data:`CHANCE`, or for the attribute game's ``accuracy`` its kind's
+    ``baseline accuracy`` row; NaN on that row itself (it is no outcome of its own)."""
+    guesser = summary[summary.measure == "baseline accuracy"].groupby(by).value.first()
     chance = summary.measure.map(CHANCE)
-    accuracy = summary[kind].map(guesser).where(summary.measure == "accuracy")
+    accuracy = summary[by].map(guesser).where(summary.measure == "accuracy")
     return chance.fillna(accuracy).rename("baseline")
 
 
-def from_summary(summary: pd.DataFrame, attack: str) -> list[Outcome]:
+def from_summary(summary: pd.DataFrame, attack: str, by: tuple[str, ...]) -> list[Outcome]:
     """The outcomes of a game's summary table (``value``, ``low``, ``high`` and ``n targets`` per
-    target kind and measure), each with its :func:`baselines` entry."""
-    kind = "targets" if "targets" in summary.columns else "kind"
-    frame = summary.assign(baseline=baselines(summary).to_numpy())
+    measure and the ``by`` columns, which name what each row is about: ``("targets",)`` for the
+    games' target kinds, ``("config", "kind")`` for the whole-release attack's configurations
+    and scorings), each with its :func:`baselines` entry, labelled ``attack`` and its ``by``
+    values."""
+    missing = [c for c in (*by, "measure", "value", "low", "high", "n targets")
+               if c not in summary.columns]  # fmt: skip
+    if missing:
+        raise ValueError(f"the summary has no column {missing} (by={by})")
+    frame = summary.assign(baseline=baselines(summary, by[-1]).to_numpy())
     outcomes = []
     for row in frame[frame.measure != "baseline accuracy"].to_dict("records"):
-        label = ", ".join(
-            [attack] + ([str(row["config"])] if "config" in row else []) + [str(row[kind])]
-        )
+        label = ", ".join([attack] + [str(row[c]) for c in by])
         outcomes.append(
             Outcome(label, row["measure"], float(row["value"]), float(row["low"]),
                     float(row["high"]), float(row["baseline"]), int(row["n targets"]))

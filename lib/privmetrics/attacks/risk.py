@@ -27,6 +27,7 @@ import numpy as np
 
 from privmetrics.attacks.alc import Z95, probabilistic_precision, wilson_interval
 from privmetrics.attacks.outcome import Outcome
+from privmetrics.attacks.shape import OneOutcome
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Rate:
 
 
 @dataclass(frozen=True)
-class Risk:
+class Risk(OneOutcome):
     """The result of one attack: its risk with the interval, and the three rates behind it."""
 
     name: str

@@ -1,7 +1,8 @@
 """Singling out, the first of the three risks by which European practice judges anonymisation
 (Article 29 Working Party, Opinion 05/2014), as Giomi et al.'s attack with a control set
 (PoPETs 2023, Section 4.1; the anonymeter framework; Cohen and Nissim, PNAS 2020, for the
-notion of a predicate that singles out).
+notion of a predicate that singles out). :class:`SinglingOut` is the attack in the package's one
+shape (:mod:`.shape`); :func:`singling_out` does the work.
 
 The attacker writes predicates from the release alone, each one that the release matches for
 exactly one row, and bets that it singles out someone in the training data too:
@@ -12,7 +13,7 @@ exactly one row, and bets that it singles out someone in the training data too:
 * **multivariate** (the default): a random release row and ``n_cols`` random columns; each
   condition takes the row's value, as ``==`` for a category and, for a number, ``>=`` when it
   lies above the release's median and ``<=`` otherwise (the rarer side), ``is missing`` for a
-  gap. Batches are drawn until ``n_attacks`` distinct predicates single out in the release or
+  gap. Batches are drawn until ``targets`` distinct predicates single out in the release or
   ``max_attempts`` rows have been tried.
 
 A predicate succeeds when it matches exactly one row of the training data (main attack) or of
@@ -45,6 +46,7 @@ import pandas as pd
 from scipy.optimize import curve_fit
 
 from privmetrics.attacks.risk import Rate, Risk
+from privmetrics.attacks.shape import ReleaseAttack
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError, check_count
 
@@ -207,16 +209,16 @@ def singling_out(
     schema: Schema,
     control: pd.DataFrame | None = None,
     mode: str = "multivariate",
-    n_attacks: int = 500,
+    targets: int = 500,
     n_cols: int = 3,
     max_attempts: int | None = None,
     seed: int = 0,
 ) -> Risk:
     """The singling-out risk of ``synthetic`` for the rows of ``real`` (module doc).
-    ``max_attempts``: release rows tried for multivariate predicates (default 20 x n_attacks)."""
+    ``max_attempts``: release rows tried for multivariate predicates (default 20 x targets)."""
     if mode not in ("univariate", "multivariate"):
         raise InvalidInputError(f"mode must be 'univariate' or 'multivariate', got {mode!r}")
-    n_attacks = check_count("n_attacks", n_attacks)
+    targets = check_count("targets", targets)
     columns = list(real.columns)
     for name, table in (("synthetic", synthetic), ("control", control)):
         if table is not None and (absent := [c for c in columns if c not in table.columns]):
@@ -232,12 +234,12 @@ def singling_out(
     if mode == "univariate":
         found = univariate_predicates(release, numeric)
         keep = np.flatnonzero(counts(release, *found) == 1)
-        keep = rng.permutation(keep[np.isin(keep, _distinct(*found))])[:n_attacks]
+        keep = rng.permutation(keep[np.isin(keep, _distinct(*found))])[:targets]
         predicates = tuple(a[keep] for a in found)
     else:
-        budget = max_attempts or 20 * n_attacks
+        budget = max_attempts or 20 * targets
         parts, tried = [], 0
-        while tried < budget and sum(len(p[0]) for p in parts) < n_attacks:
+        while tried < budget and sum(len(p[0]) for p in parts) < targets:
             batch = multivariate_predicates(
                 release, numeric, n_cols, min(1000, budget - tried), rng
             )
@@ -246,7 +248,7 @@ def singling_out(
             parts.append(tuple(a[single] for a in batch))
             merged = tuple(np.concatenate(a) for a in zip(*parts, strict=True))
             parts = [tuple(a[_distinct(*merged)] for a in merged)]
-        predicates = tuple(a[:n_attacks] for a in parts[0]) if parts else None
+        predicates = tuple(a[:targets] for a in parts[0]) if parts else None
     if predicates is None or not len(predicates[0]):
         raise InvalidInputError(
             "no predicate singles out a row of the release: every combination of values tried "
@@ -270,3 +272,23 @@ def singling_out(
     guesses = random_predicates(release, numeric, 1 if mode == "univariate" else n_cols, found, rng)
     baseline = Rate(int((counts(ours, *guesses) == 1).sum()), found)
     return Risk(f"singling out ({mode})", main, baseline, checked)
+
+
+class SinglingOut(ReleaseAttack):
+    """The singling-out attack of the module doc in the package's shape (:mod:`.shape`):
+    ``targets`` predicates written from the release (``mode`` univariate or multivariate, on
+    ``n_cols`` columns each), bet to single out one person of ``real`` and, as control, of
+    ``control``."""
+
+    def __init__(self, real, release, control=None, schema=None, mode="multivariate",
+                 targets=500, n_cols=3, max_attempts=None):  # fmt: skip
+        super().__init__(real, release, control, schema)
+        self.mode = mode
+        self.targets = targets
+        self.n_cols = n_cols
+        self.max_attempts = max_attempts
+
+    def evaluate(self, seed: int = 0) -> Risk:
+        real, schema = self.tables()
+        return singling_out(real, self.release, schema, self.control, self.mode, self.targets,
+                            self.n_cols, self.max_attempts, seed)  # fmt: skip

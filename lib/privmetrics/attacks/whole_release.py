@@ -17,22 +17,29 @@ explains it:
 **Success**: the AUC of the scores of the release's training rows (members) against as many
 rows of the same population that the release never saw (non-members), one AUC per release. This
 is the average-case attack that DCR-style metrics claim to measure, and each release labels
-hundreds of rows; :func:`privmetrics.attacks.one_run.play_targets` runs it on every evaluation
-release of a configuration.
+hundreds of rows; :class:`privmetrics.attacks.one_run.TargetGames` runs it on every evaluation
+release of a configuration. :class:`WholeRelease` is the attack in the package's one shape
+(:mod:`.shape`) on one release: its training rows (``real``) against a holdout (``control``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
+from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
+from privmetrics.attacks.outcome import Outcome
+from privmetrics.attacks.shape import AttackResult, ReleaseAttack
+from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.encoding import MixedEncoder
 from privmetrics.geometry.neighbours import knn
 
 SCORINGS = ("density ratio", "distance")
-# the third scoring, Gen-LRA (WholeReleaseAttack.gen_lra), played on the leakage ladder so far
+# the third scoring, Gen-LRA (ReleaseScorer.gen_lra), played on the leakage ladder so far
 GEN_LRA = "Gen-LRA"
 VERSION = 1  # stored with every whole-release game (experiments.games)
 
@@ -52,9 +59,10 @@ def log_density(points: np.ndarray, sample: np.ndarray, width: float) -> np.ndar
     return logsumexp(-np.maximum(squared, 0) / (2 * width**2), axis=1) - np.log(len(sample))
 
 
-class WholeReleaseAttack:
+class ReleaseScorer:
     """The attacker of the module doc, set up once on its reference: :meth:`scores` of candidate
-    rows against one release, by each scoring of :data:`SCORINGS`."""
+    rows against one release, by each scoring of :data:`SCORINGS` (the engine of
+    :class:`WholeRelease` and of the games' whole-release attack)."""
 
     def __init__(self, schema, reference: pd.DataFrame):
         self.encoder = MixedEncoder(schema).fit(reference)
@@ -107,3 +115,77 @@ def summarise_release(aucs: dict[tuple[str, str], np.ndarray], draws: int = 500,
                      "value": float(values.mean()), "low": float(low), "high": float(high),
                      "n targets": len(values), "draws": boot, "p": np.nan})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def rank_auc_draws(scores: np.ndarray, members: int, draws: np.ndarray) -> np.ndarray:
+    """The AUC of the first ``members`` positions of each row of ``draws`` (indices into
+    ``scores``) against the rest of the row: Mann-Whitney from the ranks, ties counted half;
+    rows taken a few at a time, so that a large bootstrap stays within memory."""
+    m, n = members, draws.shape[1] - members
+    out = np.empty(len(draws))
+    step = max(1, 2**22 // max(1, draws.shape[1]))
+    for start in range(0, len(draws), step):
+        ranks = rankdata(scores[draws[start : start + step]], axis=1)
+        out[start : start + step] = (ranks[:, :m].sum(1) - m * (m + 1) / 2) / (m * n)
+    return out
+
+
+@dataclass(frozen=True)
+class WholeReleaseResult(AttackResult):
+    """Each scoring's AUC of members against non-members with its bootstrap interval."""
+
+    scores: dict[str, np.ndarray] = field(repr=False)  # per scoring: members first, then the rest
+    members: int
+    non_members: int
+    aucs: dict[str, tuple[float, float, float]]  # per scoring: (AUC, low, high)
+
+    def outcomes(self) -> list[Outcome]:
+        """One AUC per scoring, baseline 1/2 (scores that tell members from nobody)."""
+        return [Outcome(f"whole release, {name}", "AUC", auc, low, high, 0.5, self.members)
+                for name, (auc, low, high) in self.aucs.items()]  # fmt: skip
+
+
+class WholeRelease(ReleaseAttack):
+    """The module doc's attack on one ``release`` in the package's shape (:mod:`.shape`): up to
+    ``targets`` of its training rows (``real``) against as many rows the generator never saw
+    (``control``), each scored against the attacker's ``reference`` sample of the population by
+    the ``scorings`` of :data:`SCORINGS` and Gen-LRA; the interval from ``draws`` bootstrap draws
+    of the candidates."""
+
+    def __init__(self, real, release, control=None, schema=None, reference=None,
+                 scorings=(*SCORINGS, GEN_LRA), targets=None, draws=500):  # fmt: skip
+        super().__init__(real, release, control, schema)
+        self.reference = reference
+        self.scorings = scorings
+        self.targets = targets
+        self.draws = draws
+
+    def evaluate(self, seed: int = 0) -> WholeReleaseResult:
+        real, schema = self.tables()
+        if self.control is None or self.reference is None:
+            raise InvalidInputError(
+                "the whole-release attack needs control= (rows the generator never saw: the "
+                "non-members) and reference= (the attacker's sample of the population)"
+            )
+        unknown = set(self.scorings) - {*SCORINGS, GEN_LRA}
+        if unknown:
+            raise InvalidInputError(f"unknown scorings {sorted(unknown)}; choose from "
+                                    f"{[*SCORINGS, GEN_LRA]}")  # fmt: skip
+        rng = np.random.default_rng(seed)
+        n = min(len(real), len(self.control), self.targets or len(real))
+        members = real.iloc[np.sort(rng.choice(len(real), n, replace=False))]
+        others = self.control.iloc[np.sort(rng.choice(len(self.control), n, replace=False))]
+        candidates = pd.concat([members, others], ignore_index=True)
+        scorer = ReleaseScorer(schema, self.reference)
+        found = scorer.scores(self.release, candidates)
+        if GEN_LRA in self.scorings:
+            found[GEN_LRA] = scorer.gen_lra(self.release, candidates)
+        draws = np.concatenate([rng.integers(0, n, (self.draws, n)),
+                                rng.integers(n, 2 * n, (self.draws, n))], axis=1)  # fmt: skip
+        whole = np.arange(2 * n)[None, :]
+        aucs = {}
+        for name in self.scorings:
+            point = float(rank_auc_draws(found[name], n, whole)[0])
+            low, high = np.percentile(rank_auc_draws(found[name], n, draws), [2.5, 97.5])
+            aucs[name] = (point, float(low), float(high))
+        return WholeReleaseResult({k: found[k] for k in self.scorings}, n, n, aucs)

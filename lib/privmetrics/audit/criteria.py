@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from privmetrics.attacks.anonymisation import inference, linkability
+from privmetrics.attacks.anonymisation import Inference, Linkability
 from privmetrics.attacks.risk import Risk
-from privmetrics.attacks.singling_out import singling_out, sizes_comparable
+from privmetrics.attacks.singling_out import SinglingOut, sizes_comparable
 from privmetrics.data.missing import flag_columns
 from privmetrics.data.schema import Schema
 from privmetrics.data.validation import InvalidInputError
@@ -84,16 +84,16 @@ def criteria_panel(
         )
     else:
         try:
-            risk = singling_out(real, synthetic, schema, control=holdout, n_attacks=ATTACKS,
-                                n_cols=min(3, len(real.columns)), seed=seed)  # fmt: skip
+            risk = SinglingOut(real, synthetic, holdout, schema, targets=ATTACKS,
+                               n_cols=min(3, len(real.columns))).evaluate(seed)  # fmt: skip
             rows.append(risk.as_dict())
             lines.append(sentence(risk, []))
         except InvalidInputError as exc:  # no predicate singles out a release row
             lines.append(f"singling out was not measured: {exc}")
     if len(key) >= 2:
         halves = (key[: len(key) // 2], key[len(key) // 2 :])
-        risk = linkability(real, synthetic, schema, halves, control=holdout, n_attacks=ATTACKS,
-                           seed=seed)  # fmt: skip
+        risk = Linkability(real, synthetic, holdout, schema, known=halves,
+                           targets=ATTACKS).evaluate(seed)  # fmt: skip
         rows.append(risk.as_dict())
         lines.append(sentence(risk, list(halves)))
     else:
@@ -101,8 +101,8 @@ def criteria_panel(
     for secret in schema.sensitive if key else []:
         if real[secret].isna().all():
             continue
-        risk = inference(real, synthetic, schema, secret, aux=key, control=holdout,
-                         n_attacks=ATTACKS, seed=seed)  # fmt: skip
+        risk = Inference(real, synthetic, holdout, schema, secret=secret, known=key,
+                         targets=ATTACKS).evaluate(seed)  # fmt: skip
         rows.append(risk.as_dict())
         lines.append(sentence(risk, key, secret))
     return pd.DataFrame(rows), lines

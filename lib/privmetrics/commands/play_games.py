@@ -24,9 +24,9 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    from privmetrics.experiments.cluster import cluster_client
     from privmetrics.experiments.games.game_store import GameStore
     from privmetrics.experiments.games.play import run_games
-    from privmetrics.experiments.cluster import cluster_client
     from privmetrics.experiments.grid.runner import results_path
 
     store = GameStore(args.store or results_path(args.profile))

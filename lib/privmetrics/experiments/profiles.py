@@ -41,16 +41,16 @@ class Profile:
     # reads its grid from the shipped store and runs these studies at the quick scale, since its
     # synthetic tables are not shipped and regenerating them takes hours.
     studies: str | None = None
-    # the empirical-epsilon audit of the DP configurations (privmetrics.attacks.dp_audit): the
+    # the empirical epsilon of the DP configurations (privmetrics.attacks.empirical_epsilon): the
     # population sample, the size of each training table, and the releases per world
-    audit_population: int = 3000
-    audit_rows: int = 500
-    audit_releases: int = 50
-    # the same audit on a small worst-case table (a handful of rows around the outlier), where a
+    epsilon_population: int = 3000
+    epsilon_rows: int = 500
+    epsilon_releases: int = 50
+    # the same measure on a small worst-case table (a handful of rows around the outlier), where a
     # PrivBayes fit costs milliseconds, so many releases per world buy power (PATE-GAN needs 50
     # rows and a second a fit: it keeps the sizes above)
-    audit_small_rows: int = 10
-    audit_small_releases: int = 300
+    epsilon_small_rows: int = 10
+    epsilon_small_releases: int = 300
     # Experiment 3's games (privmetrics.experiments.games.play), at this profile's own scale (not the
     # study profile's) and in its own store: the population sample, each training table's rows,
     # the attacker's shadow releases and the challenger's releases per configuration (one play
@@ -183,10 +183,10 @@ PROFILES: dict[str, Profile] = {
         min_runs=2,
         max_runs=2,
         sem_threshold=1.0,
-        audit_population=600,
-        audit_rows=100,
-        audit_releases=4,
-        audit_small_releases=20,
+        epsilon_population=600,
+        epsilon_rows=100,
+        epsilon_releases=4,
+        epsilon_small_releases=20,
         game_population=300,
         game_train_rows=60,
         game_shadow=6,

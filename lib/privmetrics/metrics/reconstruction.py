@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from privmetrics.attacks.inference import alc_score, measure_alc
+from privmetrics.attacks.inference import AnonymityLoss, alc_score
 from privmetrics.data.validation import InvalidInputError
 from privmetrics.geometry.encoding import column_entropy, discretise
 from privmetrics.geometry.neighbours import in_parallel
@@ -328,7 +328,7 @@ def anonymity_loss(
     PRC = (1 - (log10 R / log10 R_min)^3) P (Eq. 6, R_min = 1e-4); with the best PRC of each
     side among the pairs whose Wilson interval is at most 0.1 wide,
     ALC = (PRC_atk - PRC_base) / (1 - PRC_base) (Eq. 8), halting as in Section 5.1
-    (:func:`privmetrics.attacks.inference.measure_alc`).
+    (:class:`privmetrics.attacks.inference.AnonymityLoss`).
 
     Aggregation over several sensitive attributes (Section 4.3 leaves it open; the maximum is one
     of its two options): the largest ALC among the attributes whose best pairs reached the width
@@ -336,8 +336,8 @@ def anonymity_loss(
     and Real approaches 1 (it cannot reach it: the Wilson centre of n/n is below 1).
     ``baseline="best"`` is our repair of the baseline (see
     :class:`privmetrics.attacks.forest_baseline.BlockBaseline`); ``baseline="paper"`` is the paper's forest.
-    The attacker is :func:`~privmetrics.attacks.inference.measure_alc`'s default one (the key attributes
-    known), so a direct call of that function measures the same attack. A sensitive attribute
+    The attacker is :class:`~privmetrics.attacks.inference.AnonymityLoss`'s default one (the key
+    attributes known), so that attack measures the same thing directly. A sensitive attribute
     with a single value cannot leak and is skipped (with a warning); with none left, 0.
     With a control set on the pair (the audit's holdout), the baseline is the same attack aimed at
     the control rows (Section 4.1 of the ALC paper), not a forest.
@@ -346,17 +346,16 @@ def anonymity_loss(
     for col in pair.schema.sensitive:
         try:
             results.append(
-                measure_alc(
+                AnonymityLoss(
                     pair.real,
                     pair.synthetic,
+                    pair.control,
                     pair.schema,
-                    unknown=col,
+                    secret=col,
                     attack=attack,
                     baseline=baseline,
-                    max_targets=max_targets,
-                    seed=pair.seed,
-                    control=pair.control,
-                )  # fmt: skip
+                    targets=max_targets,
+                ).evaluate(pair.seed)  # fmt: skip
             )
         except InvalidInputError as exc:  # a constant attribute: nothing to infer, no loss
             warnings.warn(f"ALC skips {col!r}: {exc}", UserWarning, stacklevel=2)

@@ -3,7 +3,7 @@
 The bins and category codes come from the columns' **public domain** (:mod:`privmetrics.data.domain`),
 never silently from the training rows, because a range read from the data is a function of the
 private records outside the privacy accounting (the cause of the leak measured in
-:mod:`privmetrics.attacks.dp_audit`). :func:`resolve_domain` decides where each column's domain
+:mod:`privmetrics.attacks.empirical_epsilon`). :func:`resolve_domain` decides where each column's domain
 comes from, by the synthesiser's ``domain`` option:
 
 * ``"declared"`` (default): every column must have a declared domain (the shipped manifests

@@ -16,8 +16,8 @@ def test_each_criterion_gets_a_page_with_its_formula_parameters_and_a_worked_run
         assert text.startswith(f"# {written.index(path) + 1}. {criterion.title} (`privmetrics.")
         assert criterion.success in text and C.RISK in text
         # the defaults as the signature has them, not as typed
-        default = inspect.signature(criterion.function).parameters["n_attacks"].default
-        assert f"- `n_attacks` = `{default!r}`:" in text
+        default = inspect.signature(criterion.attack).parameters["targets"].default
+        assert f"- `targets` = `{default!r}`:" in text
         run = C.worked_run(criterion)
         for name, row in run.iterrows():
             assert (

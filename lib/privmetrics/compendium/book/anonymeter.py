@@ -40,22 +40,22 @@ def run_anonymeter(
     synthetic: pd.DataFrame,
     control: pd.DataFrame,
     schema: Schema,
-    linkability_aux: tuple[list[str], list[str]] | None = None,
+    linkability_known: tuple[list[str], list[str]] | None = None,
     secret: str | None = None,
-    n_attacks: int = 500,
+    targets: int = 500,
     singling_out: tuple[str, int] | None = None,
     timeout: float = 600,
 ) -> dict:
-    """anonymeter's linkability (when ``linkability_aux``), inference (when ``secret``, the
+    """anonymeter's linkability (when ``linkability_known``), inference (when ``secret``, the
     other columns known) and singling-out (when ``singling_out`` = (mode, n_cols)) results on the
     pair: per attack, its risk, interval and rates."""
     python = anonymeter_python()
     if python is None:
         raise RuntimeError(MISSING)
-    job = {"n_attacks": n_attacks,
+    job = {"n_attacks": targets,  # anonymeter's names from here on
            "dtypes": {c: "float" if c in schema.numerical else "str" for c in real.columns}}  # fmt: skip
-    if linkability_aux is not None:
-        job["linkability"] = {"aux": [list(part) for part in linkability_aux]}
+    if linkability_known is not None:
+        job["linkability"] = {"aux": [list(part) for part in linkability_known]}
     if secret is not None:
         job["inference"] = {"secret": secret, "aux": [c for c in real.columns if c != secret],
                             "regression": secret in schema.numerical}  # fmt: skip
@@ -96,8 +96,8 @@ def criteria_comparison(seed: int = 0, rows: int | None = None) -> pd.DataFrame:
     pages' :data:`~privmetrics.compendium.book.criteria_pages.ROWS`). Needs anonymeter's environment."""
     import warnings
 
-    from privmetrics.attacks.anonymisation import inference, linkability
-    from privmetrics.attacks.singling_out import singling_out
+    from privmetrics.attacks.anonymisation import Inference, Linkability
+    from privmetrics.attacks.singling_out import SinglingOut
     from privmetrics.compendium.book.criteria_pages import ROWS, worked_tables
 
     real, control, releases, schema = worked_tables(seed, rows or ROWS)
@@ -109,16 +109,16 @@ def criteria_comparison(seed: int = 0, rows: int | None = None) -> pd.DataFrame:
     for name, release in releases.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ours = {
-                "linkability": linkability(real, release, schema, halves, control,
-                                           n_attacks=len(real), seed=seed),
-                "inference": inference(real, release, schema, secret, aux=known, control=control,
-                                       n_attacks=len(real), seed=seed),
-                "singling out": singling_out(real, release, schema, control=control,
-                                             n_attacks=len(real), seed=seed),
+            attacks = {
+                "linkability": Linkability(real, release, control, schema, known=halves,
+                                           targets=len(real)),
+                "inference": Inference(real, release, control, schema, secret=secret,
+                                       known=known, targets=len(real)),
+                "singling out": SinglingOut(real, release, control, schema, targets=len(real)),
             }  # fmt: skip
+            ours = {name: attack.evaluate(seed) for name, attack in attacks.items()}
         theirs = run_anonymeter(real, release, control, schema, halves, secret,
-                                n_attacks=len(real), singling_out=("multivariate", 3))  # fmt: skip
+                                targets=len(real), singling_out=("multivariate", 3))  # fmt: skip
         frames.append(side_by_side(ours, theirs).assign(release=name))
     return pd.concat(frames, ignore_index=True)
 
@@ -135,7 +135,7 @@ def coarse_keys_comparison(seed: int = 0, rows: int = 1000) -> pd.DataFrame:
     release protects them."""
     import warnings
 
-    from privmetrics.attacks.anonymisation import linkability
+    from privmetrics.attacks.anonymisation import Linkability
     from privmetrics.compendium.benchmarks.steward_cases import load_table
     from privmetrics.data.schema import infer_schema
 
@@ -155,10 +155,9 @@ def coarse_keys_comparison(seed: int = 0, rows: int = 1000) -> pd.DataFrame:
     for name, halves in splits.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ours = linkability(
-                real, real.copy(), schema, halves, control, n_attacks=rows, seed=seed
-            )
-        theirs = run_anonymeter(real, real.copy(), control, schema, halves, n_attacks=rows)
+            ours = Linkability(real, real.copy(), control, schema, known=halves,
+                               targets=rows).evaluate(seed)  # fmt: skip
+        theirs = run_anonymeter(real, real.copy(), control, schema, halves, targets=rows)
         shared = np.logical_or.reduce(
             [real.duplicated(list(half), keep=False).to_numpy() for half in halves]
         )

@@ -19,8 +19,8 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from privmetrics.attacks.anonymisation import inference, linkability
-from privmetrics.attacks.singling_out import singling_out
+from privmetrics.attacks.anonymisation import Inference, Linkability
+from privmetrics.attacks.singling_out import SinglingOut
 
 ROWS = 400  # training rows of the worked run; the control set and the new people have as many
 NOISE = 0.1  # the noisy copy: numbers times 1 + N(0, NOISE), this share of categories redrawn
@@ -30,14 +30,16 @@ NOISE = 0.1  # the noisy copy: numbers times 1 + N(0, NOISE), this share of cate
 class Criterion:
     slug: str
     title: str
-    function: object
+    attack: type  # the attack's class (:mod:`privmetrics.attacks.shape`)
     success: str  # LaTeX: when one attack succeeds
     plain: str
     parameters: dict[str, str]  # name -> plain words
-    call: object  # (real, release, schema, control) -> Risk
+    settings: object  # schema -> the worked run's parameters of the attack
 
-    def run(self, real, release, schema, control):
-        return self.call(real, release, schema, control)
+    def run(self, real, release, schema, control, seed: int = 0):
+        """The worked run's :class:`~privmetrics.attacks.risk.Risk` of ``release``."""
+        attack = self.attack(real, release, control, schema, **self.settings(schema))
+        return attack.evaluate(seed)
 
 
 def _halves(schema) -> tuple[list[str], list[str]]:
@@ -48,15 +50,14 @@ def _halves(schema) -> tuple[list[str], list[str]]:
 COMMON = {
     "control": "real rows the generator never saw (the audit's holdout): the same attack on them "
     "is what the release gives about anyone",
-    "n_attacks": "how many targets (or predicates) are attacked",
-    "seed": "the seed of the targets' draw and of the predicates",
+    "targets": "how many targets (or predicates) are attacked",
 }
 
 CRITERIA = (
     Criterion(
         "singling-out",
         "Singling out",
-        singling_out,
+        SinglingOut,
         r"\text{success}(p) = \mathbb{1}\big[\,|\{y \in Y : p(y)\}| = 1\,\big],"
         r"\quad |\{z \in Z : p(z)\}| = 1",
         "The attacker writes predicates from the release alone, each true of exactly one release "
@@ -66,16 +67,14 @@ CRITERIA = (
         {
             "mode": "'multivariate' (predicates on n_cols columns) or 'univariate' (one column)",
             "n_cols": "columns per multivariate predicate",
-            "max_attempts": "release rows tried for multivariate predicates (default 20 x n_attacks)",
+            "max_attempts": "release rows tried for multivariate predicates (default 20 x targets)",
         },
-        lambda real, release, schema, control: singling_out(
-            real, release, schema, control=control, n_attacks=200
-        ),
+        lambda schema: {"targets": 200},
     ),
     Criterion(
         "linkability",
         "Linkability",
-        linkability,
+        Linkability,
         r"\text{success}(y) = \mathbb{1}\big[\,\arg\min_{z \in Z} d(y[A], z[A]) "
         r"= \arg\min_{z \in Z} d(y[B], z[B])\,\big]",
         "The attacker holds two tables about the same people that share no column (here the key "
@@ -83,17 +82,15 @@ CRITERIA = (
         "the release row nearest on A is also the one nearest on B. Distances are Gower-like: "
         "numbers by their range, categories 0 or 1.",
         {
-            "aux": "the two column sets (A, B) the attacker holds",
+            "known": "the two column sets (A, B) the attacker holds",
             "n_neighbours": "nearest release rows on each side; linked when the two sets meet",
         },
-        lambda real, release, schema, control: linkability(
-            real, release, schema, _halves(schema), control=control, n_attacks=200
-        ),
+        lambda schema: {"known": _halves(schema), "targets": 200},
     ),
     Criterion(
         "inference",
         "Inference",
-        inference,
+        Inference,
         r"\text{success}(y) = \mathbb{1}\big[\,z^*[s] \approx y[s]\,\big],"
         r"\quad z^* = \arg\min_{z \in Z} d(y[A_K], z[A_K])",
         "The attacker knows a person's key attributes and guesses a sensitive one as the value "
@@ -101,18 +98,10 @@ CRITERIA = (
         "the secret. Targets whose secret is missing are left out.",
         {
             "secret": "the sensitive attribute guessed",
-            "aux": "the attributes the attacker knows (default: every other column)",
+            "known": "the attributes the attacker knows (default: every other column)",
             "tolerance": "a number is guessed right within this share of the secret",
         },
-        lambda real, release, schema, control: inference(
-            real,
-            release,
-            schema,
-            schema.sensitive[0],
-            aux=list(schema.key),
-            control=control,
-            n_attacks=200,
-        ),  # fmt: skip
+        lambda schema: {"secret": schema.sensitive[0], "known": list(schema.key), "targets": 200},
     ),
 )
 
@@ -161,10 +150,10 @@ def worked_run(criterion: Criterion, seed: int = 0) -> pd.DataFrame:
 
 
 def parameters(criterion: Criterion) -> list[str]:
-    """The parameters with their defaults, as the function's signature has them."""
+    """The parameters with their defaults, as the attack's signature has them."""
     lines = []
     described = {**COMMON, **criterion.parameters}
-    for name, param in inspect.signature(criterion.function).parameters.items():
+    for name, param in inspect.signature(criterion.attack).parameters.items():
         if name in described:
             default = "" if param.default is inspect.Parameter.empty else f" = `{param.default!r}`"
             lines.append(f"- `{name}`{default}: {described[name]}")
@@ -186,9 +175,9 @@ def page(criterion: Criterion, number: int) -> str:
     verdict = ("It orders the releases copy > noisy copy > new people, as it should."
                if ordered else
                "It does not order the releases copy > noisy copy > new people on this run.")  # fmt: skip
-    module = criterion.function.__module__
+    module = criterion.attack.__module__
     return "\n".join([
-        f"# {number}. {criterion.title} (`{module}.{criterion.function.__name__}`)",
+        f"# {number}. {criterion.title} (`{module}.{criterion.attack.__name__}`)",
         "",
         "*Giomi et al. (2023) {cite:p}`giomi2023anonymeter`, after the Article 29 Working Party's "
         "criteria {cite:p}`article29wp216`; an attack of the steward's audit when a holdout is "

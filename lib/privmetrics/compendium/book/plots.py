@@ -80,7 +80,7 @@ def plot_alc(result, ax=None, alpha: float = 3.0, r_min: float = 1e-4, title: st
     ax.axvline(1.0, color="0.6", lw=0.8, ls=":", zorder=0)
     ax.set_xlabel("recall (log scale)")
     ax.set_ylabel("precision (Wilson centre)")
-    ax.set_title(title or f"{result.unknown}: ALC {result.alc:.3f} ({result.label})")
+    ax.set_title(title or f"{result.secret}: ALC {result.alc:.3f} ({result.label})")
     ax.legend(loc="lower left", fontsize=8)
     return fig
 

@@ -152,7 +152,9 @@ def attack_table(
             table = summarise_attribute(_attribute_results(part), draws=draws, seed=seed)
         frames.append(
             table.rename(columns={"targets": "kind"}).assign(
-                dataset=dataset, config=config, baseline=baselines(table).to_numpy()
+                dataset=dataset,
+                config=config,
+                baseline=baselines(table, "kind" if game == "release" else "targets").to_numpy(),
             )
         )
     return pd.concat(frames, ignore_index=True).reindex(columns=columns)  # attribute: no p

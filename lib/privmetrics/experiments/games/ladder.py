@@ -36,7 +36,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from privmetrics.attacks.dp_audit import clopper_pearson
+from privmetrics.attacks.empirical_epsilon import clopper_pearson
 from privmetrics.attacks.membership_game import tpr_at
 from privmetrics.experiments.games.game_analysis import _results, attack_table, finds_members
 from privmetrics.synthesisers.planted import expected_distance_auc

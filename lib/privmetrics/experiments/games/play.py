@@ -2,7 +2,7 @@
 games played.
 
 For each dataset of the profile and each of the grid's twelve configurations, one play
-(:func:`privmetrics.attacks.one_run.play_targets`) serves every target: ``game_targets`` random
+(:class:`privmetrics.attacks.one_run.TargetGames`) serves every target: ``game_targets`` random
 targets and as many vulnerable ones (Meeus et al.'s rule, never a row with an exact twin), on a
 seeded sample of ``game_population`` rows, each target in a random half of the
 ``game_shadow`` shadow tables and of the ``game_releases`` evaluation tables. The play gives
@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 
-from privmetrics.attacks.one_run import choose_targets, play_targets
+from privmetrics.attacks.one_run import TargetGames, choose_targets
 from privmetrics.attacks.whole_release import GEN_LRA
 from privmetrics.data.datasets import holdout_rows, load_dataset
 from privmetrics.data.schema import Schema
@@ -98,11 +98,11 @@ def play_configuration(play: Play) -> dict[str, list[dict]]:
     tables add up to it."""
     start = time.perf_counter()
     settings, config, dataset = play.settings, play.config, play.dataset
-    played = play_targets(
+    played = TargetGames(
         play.population, play.schema, config.technique, play.params, play.targets,
         train_rows=settings["train_rows"], shadow=settings["shadow"],
-        releases=settings["releases"], seed=settings["seed"], fresh=play.fresh,
-    )  # fmt: skip
+        releases=settings["releases"], fresh=play.fresh,
+    ).evaluate(settings["seed"])  # fmt: skip
     outcomes = {
         "membership": [
             (r.target, r.kind, r.scores.tolist(), r.truth.tolist(),

@@ -8,8 +8,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from privmetrics.attacks.alc import risk_label
-from privmetrics.attacks.inference import measure_alc
-from privmetrics.attacks.membership import member_nonmember_alc
+from privmetrics.attacks.inference import AnonymityLoss
+from privmetrics.attacks.membership import RefitAnonymityLoss
 from privmetrics.experiments.grid.configurations import paper_configurations
 from privmetrics.experiments.grid.runner import Cell, generated_table
 from privmetrics.experiments.profiles import Profile
@@ -29,10 +29,8 @@ def raw_alc(profile: Profile, dataset: str, run: int = 0, progress: bool = False
     for cell in tqdm(cells, desc=f"raw ALC {dataset}", disable=not progress):
         real, schema, synthetic = generated_table(cell, profile)
         for unknown in schema.sensitive:
-            result = measure_alc(
-                real, synthetic, schema, unknown, known=list(schema.key), baseline="best",
-                seed=cell.seed,
-            )  # fmt: skip
+            result = AnonymityLoss(real, synthetic, schema=schema, secret=unknown,
+                                   known=list(schema.key), baseline="best").evaluate(cell.seed)  # fmt: skip
             rows.append(
                 {
                     "config": cell.config.label,
@@ -63,12 +61,12 @@ def member_nonmember_table(
     for cell in tqdm(cells, desc=f"member/non-member {dataset}", disable=not progress):
         real, schema, _ = generated_table(cell, profile)  # the member table, cached
         params = {**profile.params_for(cell.config.technique), **cell.config.synthesiser_params()}
-        result = member_nonmember_alc(
-            real, schema, cell.config.technique, unknown or schema.sensitive[0], params,
-            known=list(schema.key), targets_per_refit=targets, seed=cell.seed,
+        result = RefitAnonymityLoss(
+            real, schema, cell.config.technique, params, unknown or schema.sensitive[0],
+            known=list(schema.key), targets_per_refit=targets,
             dataset=f"{dataset}-n{len(real)}-s{profile.seed}", cache=SyntheticCache(),
-        )  # fmt: skip
-        rows.append({"config": cell.config.label, **vars(result)})
+        ).evaluate(cell.seed)  # fmt: skip
+        rows.append({"config": cell.config.label, **result.summary()})
     return pd.DataFrame(rows).set_index("config")
 
 

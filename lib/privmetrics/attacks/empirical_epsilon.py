@@ -1,4 +1,7 @@
-"""An empirical-epsilon audit: does a synthesiser's release reveal one worst-case record?
+"""The empirical epsilon: does a synthesiser's release reveal one worst-case record? (The field
+calls this auditing differential privacy; here "audit" names the steward's audit, so this is the
+empirical epsilon, measured by :class:`EmpiricalEpsilon` in the package's one attack shape,
+:mod:`.shape`.)
 
 The game (the distinguishing game behind the DP definition, as audited by Jagielski et al. 2020
 and, for synthetic data, Annamalai, Ganev and De Cristofaro 2024):
@@ -28,7 +31,7 @@ pools only spin on tables this size, and badly so beside another process).
 
 With r releases per world the largest bound the audit can show is about log(r / (2 log(2k/alpha))),
 so it has power against claims of about 1 with 50 releases, and none against 10: that is stated
-beside every result (:attr:`AuditResult.max_provable`). Power comes cheapest from a **small
+beside every result (:attr:`EpsilonResult.max_provable`). Power comes cheapest from a **small
 worst-case table**: with ``train_rows`` a handful of rows around the outlier, a PrivBayes release
 costs milliseconds, and hundreds or thousands of releases per world raise the provable bound to
 log of their number.
@@ -56,6 +59,7 @@ from scipy import stats
 from tqdm import tqdm
 
 from privmetrics.attacks.outcome import Outcome
+from privmetrics.attacks.shape import Attack, OneOutcome
 from privmetrics.data.schema import Schema
 from privmetrics.synthesisers import make_synthesiser
 from privmetrics.threads import limited
@@ -193,8 +197,8 @@ def _best_threshold(inside: np.ndarray, outside: np.ndarray) -> float:
 
 
 @dataclass
-class AuditResult:
-    """The audit of one synthesiser configuration against one target."""
+class EpsilonResult(OneOutcome):
+    """The empirical epsilon of one synthesiser configuration against one target."""
 
     technique: str
     params: dict
@@ -217,107 +221,121 @@ class AuditResult:
         return self.epsilon_lower <= self.claimed_epsilon
 
     def outcome(self) -> Outcome:
-        """The audited epsilon as an :class:`~.outcome.Outcome`: a one-sided 95% bound, so its
+        """The empirical epsilon as an :class:`~.outcome.Outcome`: a one-sided 95% bound, so its
         interval runs from the bound to the largest bound these releases could have shown;
         baseline 0 (releases that tell nothing prove nothing). The claim is a threshold, not a
         baseline: :attr:`holds`."""
-        return Outcome(f"DP audit, {self.technique} (claims {self.claimed_epsilon:g})",
+        return Outcome(f"empirical epsilon, {self.technique} (claims {self.claimed_epsilon:g})",
                        "epsilon (lower bound)", self.epsilon_lower, self.epsilon_lower,
                        max(self.max_provable, self.epsilon_lower), 0.0, self.releases)  # fmt: skip
 
 
-def audit_epsilon(
-    frame: pd.DataFrame,
-    schema: Schema,
-    technique: str,
-    params: dict,
-    releases: int = 50,
-    train_rows: int = 500,
-    target: int | None = None,
-    alpha: float = 0.05,
-    seed: int = 0,
-    progress: bool = False,
-    threads: int = 1,
-) -> AuditResult:
-    """Run the game of the module doc; ``frame`` is the population the worlds are drawn from."""
-    if target is None:
-        target, column = outlier_target(frame, schema)
-    else:
-        column = str(robust_z(frame, schema).iloc[target].idxmax())
-    population = frame.drop(index=frame.index[target]).reset_index(drop=True)
-    if len(population) < train_rows:
-        raise ValueError(f"the population has {len(population)} rows, fewer than {train_rows}")
-    rng = np.random.default_rng(seed)
-    base = population.iloc[rng.choice(len(population), train_rows, replace=False)]
-    worlds = {0: base.reset_index(drop=True), 1: base.reset_index(drop=True).copy()}
-    worlds[1].iloc[-1] = frame.iloc[target].to_numpy()
-    statistics = TargetStatistics.of(frame.iloc[target], population, schema, column)
-    rows = []
+class EmpiricalEpsilon(Attack):
+    """The game of the module doc in the package's shape (:mod:`.shape`): ``technique`` with
+    ``params`` fitted ``releases`` times per world on ``train_rows`` rows of ``population``, with
+    and without the ``target`` (a position in ``population``; default its most outlying row),
+    tested at confidence ``1 - alpha``; the fits on ``threads`` threads (``progress``: a bar)."""
 
-    def released(world: int, r: int):
-        model = make_synthesiser(technique, seed=seed * 100_003 + 2 * r + world, **params)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # few-iterations and data-domain warnings are expected
-            release = model.fit_sample(worlds[world], schema, train_rows)
-        iterations = getattr(model, "iterations_", np.nan)
-        rows.append({"world": world, "release": r, "iterations": iterations, **statistics(release)})
-        return model  # the last one says the delta the accounting spent
+    def __init__(self, population, schema, technique, params, releases=50, train_rows=500,
+                 target=None, alpha=0.05, threads=1, progress=False):  # fmt: skip
+        self.population = population
+        self.schema = schema
+        self.technique = technique
+        self.params = params
+        self.releases = releases
+        self.train_rows = train_rows
+        self.target = target
+        self.alpha = alpha
+        self.threads = threads
+        self.progress = progress
 
-    jobs = [(w, r) for r in range(releases) for w in (0, 1)]
-    bar = tqdm(total=len(jobs), desc=f"audit {technique}", disable=not progress)
-    # the first fit loads the technique's libraries (torch ...), so that one thread limit then
-    # caps them for every other fit: entering a limit scans every loaded library, which cost
-    # about a fifth of a PrivBayes fit on the small worst-case table
-    for some in (jobs[:1], jobs[1:]):
-        with limited(threads):
-            for world, r in some:
-                model = released(world, r)
-                bar.update()
-    bar.close()
-    scores = pd.DataFrame(rows)
-    delta = float(getattr(model, "delta_", 0.0) or 0.0)
-    names = ["extreme", "closeness", "rare"]
-    confidence = 1 - alpha / len(names)
-    gdp_delta = delta or GDP_DELTA
-    calibrate = scores.release < releases // 2
-    per = []
-    for name in names:
-        cal, test = scores[calibrate], scores[~calibrate]
-        t = _best_threshold(
-            cal.loc[cal.world == 1, name].to_numpy(), cal.loc[cal.world == 0, name].to_numpy()
+    def evaluate(self, seed: int = 0) -> EpsilonResult:
+        frame, schema, technique, params = self.population, self.schema, self.technique, self.params
+        releases, train_rows, threads = self.releases, self.train_rows, self.threads
+        target = self.target
+        if target is None:
+            target, column = outlier_target(frame, schema)
+        else:
+            column = str(robust_z(frame, schema).iloc[target].idxmax())
+        population = frame.drop(index=frame.index[target]).reset_index(drop=True)
+        if len(population) < train_rows:
+            raise ValueError(f"the population has {len(population)} rows, fewer than {train_rows}")
+        rng = np.random.default_rng(seed)
+        base = population.iloc[rng.choice(len(population), train_rows, replace=False)]
+        worlds = {0: base.reset_index(drop=True), 1: base.reset_index(drop=True).copy()}
+        worlds[1].iloc[-1] = frame.iloc[target].to_numpy()
+        statistics = TargetStatistics.of(frame.iloc[target], population, schema, column)
+        rows = []
+
+        def released(world: int, r: int):
+            model = make_synthesiser(technique, seed=seed * 100_003 + 2 * r + world, **params)
+            with warnings.catch_warnings():
+                # few-iterations and data-domain warnings are expected
+                warnings.simplefilter("ignore")
+                release = model.fit_sample(worlds[world], schema, train_rows)
+            iterations = getattr(model, "iterations_", np.nan)
+            rows.append(
+                {"world": world, "release": r, "iterations": iterations, **statistics(release)}
+            )
+            return model  # the last one says the delta the accounting spent
+
+        jobs = [(w, r) for r in range(releases) for w in (0, 1)]
+        bar = tqdm(
+            total=len(jobs), desc=f"empirical epsilon {technique}", disable=not self.progress
         )
-        inside, outside = test.loc[test.world == 1, name], test.loc[test.world == 0, name]
-        tp, fp = int((inside >= t).sum()), int((outside >= t).sum())
-        fn, tn = len(inside) - tp, len(outside) - fp
-        per.append({
-            "statistic": name, "threshold": t, "tpr": tp / len(inside), "fpr": fp / len(outside),
-            "auc": auc(scores.loc[scores.world == 1, name].to_numpy(),
-                   scores.loc[scores.world == 0, name].to_numpy()),
-            "epsilon_lower": epsilon_lower_bound(tp, fn, fp, tn, confidence, delta),
-            "epsilon_gdp": gdp_epsilon(gdp_mu_lower(tp, fn, fp, tn, confidence), gdp_delta),
-        })  # fmt: skip
-    per = pd.DataFrame(per)
-    best = per.loc[per.epsilon_lower.idxmax()]
-    tested = int((~calibrate).sum() // 2)
-    return AuditResult(
-        technique=technique,
-        params=dict(params),
-        claimed_epsilon=float(params.get("epsilon", np.inf)),
-        delta=delta,
-        releases=releases,
-        target=int(target),
-        column=column,
-        epsilon_lower=float(best.epsilon_lower),
-        statistic=str(best.statistic),
-        max_provable=epsilon_lower_bound(tested, 0, 0, tested, confidence, delta),
-        epsilon_gdp=float(per.epsilon_gdp.max()),
-        max_provable_gdp=gdp_epsilon(gdp_mu_lower(tested, 0, 0, tested, confidence), gdp_delta),
-        per_statistic=per,
-        scores=scores,
-    )
+        # the first fit loads the technique's libraries (torch ...), so that one thread limit then
+        # caps them for every other fit: entering a limit scans every loaded library, which cost
+        # about a fifth of a PrivBayes fit on the small worst-case table
+        for some in (jobs[:1], jobs[1:]):
+            with limited(threads):
+                for world, r in some:
+                    model = released(world, r)
+                    bar.update()
+        bar.close()
+        scores = pd.DataFrame(rows)
+        delta = float(getattr(model, "delta_", 0.0) or 0.0)
+        names = ["extreme", "closeness", "rare"]
+        confidence = 1 - self.alpha / len(names)
+        gdp_delta = delta or GDP_DELTA
+        calibrate = scores.release < releases // 2
+        per = []
+        for name in names:
+            cal, test = scores[calibrate], scores[~calibrate]
+            t = _best_threshold(
+                cal.loc[cal.world == 1, name].to_numpy(), cal.loc[cal.world == 0, name].to_numpy()
+            )
+            inside, outside = test.loc[test.world == 1, name], test.loc[test.world == 0, name]
+            tp, fp = int((inside >= t).sum()), int((outside >= t).sum())
+            fn, tn = len(inside) - tp, len(outside) - fp
+            per.append({
+                "statistic": name, "threshold": t, "tpr": tp / len(inside), "fpr": fp / len(outside),
+                "auc": auc(scores.loc[scores.world == 1, name].to_numpy(),
+                       scores.loc[scores.world == 0, name].to_numpy()),
+                "epsilon_lower": epsilon_lower_bound(tp, fn, fp, tn, confidence, delta),
+                "epsilon_gdp": gdp_epsilon(gdp_mu_lower(tp, fn, fp, tn, confidence), gdp_delta),
+            })  # fmt: skip
+        per = pd.DataFrame(per)
+        best = per.loc[per.epsilon_lower.idxmax()]
+        tested = int((~calibrate).sum() // 2)
+        return EpsilonResult(
+            technique=technique,
+            params=dict(params),
+            claimed_epsilon=float(params.get("epsilon", np.inf)),
+            delta=delta,
+            releases=releases,
+            target=int(target),
+            column=column,
+            epsilon_lower=float(best.epsilon_lower),
+            statistic=str(best.statistic),
+            max_provable=epsilon_lower_bound(tested, 0, 0, tested, confidence, delta),
+            epsilon_gdp=float(per.epsilon_gdp.max()),
+            max_provable_gdp=gdp_epsilon(gdp_mu_lower(tested, 0, 0, tested, confidence), gdp_delta),
+            per_statistic=per,
+            scores=scores,
+        )
 
 
-def audit_configurations(
+def epsilon_table(
     frame: pd.DataFrame,
     schema: Schema,
     configurations: list,
@@ -327,20 +345,19 @@ def audit_configurations(
     seed: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """:func:`audit_epsilon` for each configuration (anything with ``technique``, ``label`` and
+    """:class:`EmpiricalEpsilon` for each configuration (anything with ``technique``, ``label`` and
     ``synthesiser_params()``, such as the grid's; ``technique_params`` adds a profile's settings
     per technique), one row each: the claim, the bound, the statistic that gave it, what the
     releases could prove at most, whether the claim holds, the AUC of the release's extreme, and
     PATE-GAN's median trained iterations."""
     rows = []
-    for config in tqdm(configurations, desc="epsilon audit", disable=not progress):
+    for config in tqdm(configurations, desc="empirical epsilon", disable=not progress):
         params = {
             **(technique_params or {}).get(config.technique, {}),
             **config.synthesiser_params(),
         }
-        result = audit_epsilon(
-            frame, schema, config.technique, params, releases, train_rows, seed=seed
-        )
+        result = EmpiricalEpsilon(frame, schema, config.technique, params, releases,
+                                  train_rows).evaluate(seed)  # fmt: skip
         per = result.per_statistic.set_index("statistic")
         rows.append(
             {
