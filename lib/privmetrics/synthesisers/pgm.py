@@ -124,11 +124,11 @@ def _exponential(scores: np.ndarray, epsilon: float, sensitivity: float, rng) ->
 
 def _measure(counts: np.ndarray, clique: tuple[int, ...], sigma: float, rng):
     """A Gaussian measurement of a marginal's ``counts`` (noise sigma per cell), as Private-PGM
-    takes it; its attributes are named by column position."""
+    takes it; its attributes are named by column position (:func:`_names`)."""
     from mbi import LinearMeasurement
 
     noisy = counts + rng.normal(0, sigma, counts.size)
-    return LinearMeasurement(noisy, tuple(str(i) for i in clique), sigma)
+    return LinearMeasurement(noisy, _names(clique), sigma)
 
 
 class _OnPrivatePGM(Synthesiser):
@@ -161,7 +161,7 @@ class _OnPrivatePGM(Synthesiser):
         domain, _ = resolve_domain(self.schema_, frame, self.domain, 0.0, self._rng(2), name)
         self.discretiser_ = Discretiser(self.schema_, domain, self.bins)
         cards = [int(c) for c in self.discretiser_.cardinalities]
-        self.domain_ = Domain([str(i) for i in range(len(cards))], cards)
+        self.domain_ = Domain(list(_names(range(len(cards)))), cards)
         return self.discretiser_.encode(frame), cards
 
     def _sample(self, n):
@@ -255,7 +255,6 @@ class AIM(_OnPrivatePGM):
         from mbi.junction_tree import hypothetical_model_size
 
         n, d, rho, rng = len(frame), len(cards), self.rho_, self._rng(0)
-        names = [str(i) for i in range(d)]
         weights = workload_weights(d, min(self.degree, d))
         answers = {c: _marginal(codes, cards, c) for c in weights}
         size = {c: math.prod(cards[i] for i in c) for c in weights}
@@ -290,7 +289,7 @@ class AIM(_OnPrivatePGM):
             allowed = [
                 c for c in weights
                 if c in free or hypothetical_model_size(
-                    self.domain_, [tuple(names[i] for i in k) for k in cliques + [c]]
+                    self.domain_, [_names(k) for k in cliques + [c]]
                 ) <= limit
             ]  # fmt: skip
             marginals = JunctionMarginals(model)
@@ -319,9 +318,14 @@ class AIM(_OnPrivatePGM):
         self.epsilon_spent_ = self.epsilon
 
 
-def _names(clique: tuple[int, ...]) -> tuple[str, ...]:
-    """A clique of column positions as the model names its attributes."""
-    return tuple(str(i) for i in clique)
+def _names(clique) -> tuple[int, ...]:
+    """A clique of column positions as the model names its attributes: by the positions
+    themselves, as integers. Private-PGM builds its junction tree's cliques from *sets* of
+    attribute names, and a set of strings is ordered by their hashes, which Python draws afresh
+    in every process (PYTHONHASHSEED): with names "0", "1", ... the same AIM fit gave another
+    release in another process (flchain, epsilon 10: four tables from four processes, each
+    process repeating its own), so a grid cell did not regenerate. An integer hashes to itself."""
+    return tuple(int(i) for i in clique)
 
 
 def _subsets(clique: tuple[int, ...]) -> list[tuple[int, ...]]:
