@@ -66,6 +66,7 @@ test-fast: setup
 # regenerate a sample of the shipped paper store's cells from scratch and compare every score
 verify: setup
 	$(PY) -m privmetrics verify --profile paper --sample 12 --budget-minutes 25 --threads 2 \
+	  --cells "flchain/AIM ε=10/2" \
 	  --out results/verify-paper.json
 
 # play a sample of the shipped paper store's attack games again from scratch and compare them

@@ -12,9 +12,13 @@ def add_arguments(parser) -> None:
     add_profile_option(parser, "paper")
     parser.add_argument("--store", help="SQLite file; default: results/<profile>.sqlite")
     parser.add_argument(
-        "--cells", type=comma_list, help="dataset/config/run,...; default: a seeded sample"
-    )
-    parser.add_argument("--sample", type=int, default=12, help="cells to draw (default 12)")
+        "--cells", type=comma_list,
+        help="dataset/config/run,...; with a larger --sample, completed by a seeded draw",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sample", type=int,
+        help="cells in all: the named ones, then drawn ones (default: 12 drawn, or only the named)",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="seed of the draw")
     parser.add_argument("--tolerance", type=float, default=1e-9, help="largest accepted difference")
     parser.add_argument(

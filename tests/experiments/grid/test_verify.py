@@ -222,3 +222,14 @@ def test_the_provenance_report_counts_current_stale_and_unrecorded_cells(grid, c
     assert "| real | 1 | 0 | 1 |" in provenance_markdown(grid.path)  # the book's page
     main(["verify", "--profile", "smoke", "--store", str(grid.path), "--cells", "flchain/Real/0"])
     assert "2 of" in capsys.readouterr().out  # the command prints it before its sample
+
+
+def test_named_cells_are_completed_by_a_draw_of_the_others(grid):
+    """make verify names the AIM cell that once drifted beside its drawn sample: the named cells
+    come first, the draw adds others (none twice) up to the sample, and names alone verify only
+    them."""
+    named = ["flchain/Real/0"]
+    report = verify(SMOKE, store=grid, cells=named, sample=3, progress=False)
+    keys = [f"{r.dataset}/{r.config}/{r.run}" for r in report.itertuples()]
+    assert keys[0] == named[0] and len(keys) == 3 == len(set(keys))
+    assert len(verify(SMOKE, store=grid, cells=named, progress=False)) == 1

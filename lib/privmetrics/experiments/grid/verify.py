@@ -26,9 +26,13 @@ cells once did not regenerate: ctgan's transformer ran its columns on threads th
 numpy's global generator (fixed in :mod:`privmetrics.synthesisers.neural`, which now runs joblib
 sequentially in fit and sample, and tested in and out of a worker).
 
-Cells are chosen by name (``dataset/config/run``) or drawn: a seeded random order of the store's
-cells, taken round-robin over techniques so that every technique is represented, and skipping
-cells whose expected cost (:data:`COST_SECONDS`) would exceed ``budget_minutes``.
+Cells are chosen by name (``dataset/config/run``), drawn, or both: a seeded random order of the
+store's cells, taken round-robin over techniques so that every technique is represented, and
+skipping cells whose expected cost (:data:`COST_SECONDS`) would exceed ``budget_minutes``. Named
+cells with a ``sample`` larger than their number are completed by a draw of the others within
+what the named ones leave of the budget (a reviewer's doubtful cell beside a sample; ``make
+verify`` names the AIM cell that did not regenerate until Private-PGM's attributes were named by
+integers, :func:`privmetrics.synthesisers.pgm._names`).
 
 ``adopt``: a cell that records no code (computed before fingerprints existed) and regenerates
 identically (or within tolerance) is thereby shown to come from the current code; its provenance
@@ -73,16 +77,20 @@ def configurations() -> dict[str, object]:
     return {c.label: c for c in grid_configurations()}
 
 
+def cost_seconds(cells: pd.DataFrame) -> list[float]:
+    """Each cell's expected cost on two cores (:data:`COST_SECONDS` per 1,000 rows)."""
+    return [
+        COST_SECONDS.get(t, 40) * r / 1000 for t, r in zip(cells.technique, cells.rows, strict=True)
+    ]
+
+
 def choose_cells(
     cells: pd.DataFrame, sample: int, seed: int, budget_minutes: float | None
 ) -> pd.DataFrame:
     """``sample`` cells: a seeded order, round-robin over techniques, within the time budget
-    (:func:`round_robin`; each cell's cost from :data:`COST_SECONDS`, measured on two cores)."""
-    cost = [
-        COST_SECONDS.get(t, 40) * r / 1000 for t, r in zip(cells.technique, cells.rows, strict=True)
-    ]
+    (:func:`round_robin`; each cell's cost from :func:`cost_seconds`, measured on two cores)."""
     budget = None if budget_minutes is None else budget_minutes * 60 * available_cores() / 2
-    return round_robin(cells.assign(cost=cost), sample, seed, budget)
+    return round_robin(cells.assign(cost=cost_seconds(cells)), sample, seed, budget)
 
 
 def round_robin(
@@ -121,7 +129,7 @@ def verify(
     profile: Profile,
     store: ResultsStore | None = None,
     cells: list[str] | None = None,
-    sample: int = 12,
+    sample: int | None = None,
     seed: int = 0,
     tolerance: float = TOLERANCE,
     budget_minutes: float | None = None,
@@ -129,10 +137,12 @@ def verify(
     adopt: bool = False,
     threads: int | None = None,
 ) -> pd.DataFrame:
-    """One row per verified cell (see the module doc); ``cells`` as ``"dataset/config/run"``."""
+    """One row per verified cell (see the module doc); ``cells`` as ``"dataset/config/run"``;
+    ``sample``: how many cells in all (default: the named ones, or 12 drawn when none is)."""
     store = store or ResultsStore(results_path(profile))
     stored = store.results()
     table = store.cells()
+    pick = table.iloc[:0]
     if cells:
         named = [
             tuple(c.rsplit("/", 1)[0].split("/", 1)) + (int(c.rsplit("/", 1)[1]),) for c in cells
@@ -142,8 +152,15 @@ def verify(
         if missing:
             raise KeyError(f"no such cell(s) in {store.path}: {missing}")
         pick = table.set_index(["dataset", "config", "run"]).loc[named].reset_index()
-    else:
-        pick = choose_cells(table, sample, seed, budget_minutes)
+    sample = sample if sample is not None else (len(pick) if cells else 12)
+    if sample > len(pick):
+        chosen = set(zip(pick.dataset, pick.config, pick.run, strict=True))
+        rest = table[[k not in chosen for k in zip(table.dataset, table.config, table.run,
+                                                      strict=True)]]  # fmt: skip
+        left = (None if budget_minutes is None
+                else budget_minutes - sum(cost_seconds(pick)) / 60 * 2 / available_cores())  # fmt: skip
+        drawn = choose_cells(rest, sample - len(pick), seed, left)
+        pick = pd.concat([pick, drawn[pick.columns]], ignore_index=True)
     configs = configurations()
     rows = []
     default = threads or per_worker(profile.n_jobs)  # for cells that record no count (module doc)
