@@ -1,11 +1,12 @@
-"""``privmetrics games``: play Experiment 3's missing attack games of a profile (resumable, locally
-or on a Dask cluster, like ``privmetrics run`` for the grid)."""
+"""``privmetrics games``: play Experiment 3's missing attack games of a profile and read the
+metrics on its leakage ladder (resumable, locally or on a Dask cluster, like ``privmetrics run``
+for the grid)."""
 
 from __future__ import annotations
 
 from privmetrics.commands import add_cluster_options, add_profile_option, comma_list
 
-HELP = "play a profile's missing attack games (Experiment 3; resumable)"
+HELP = "play a profile's missing attack games and read the metrics on its ladder (resumable)"
 
 
 def add_arguments(parser) -> None:
@@ -27,6 +28,7 @@ def run(args) -> int:
     from privmetrics.experiments.cluster import cluster_client
     from privmetrics.experiments.games.game_store import GameStore
     from privmetrics.experiments.games.play import run_games
+    from privmetrics.experiments.games.sensitivity import LadderStore, ladder_readings
     from privmetrics.experiments.grid.runner import results_path
 
     store = GameStore(args.store or results_path(args.profile))
@@ -39,5 +41,8 @@ def run(args) -> int:
             n_jobs=args.jobs,
             client=client,
         )
+        readings = ladder_readings(args.profile, datasets=args.datasets,
+                                   store=LadderStore(store.path), n_jobs=args.jobs, client=client)  # fmt: skip
     print(f"{len(games)} membership games, and their attribute games, in {store.path}")
+    print(f"{len(readings)} readings of the metrics on the leakage ladder in {store.path}")
     return 0

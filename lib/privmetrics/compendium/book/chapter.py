@@ -102,6 +102,22 @@ class Chapter:
         )  # fmt: skip
         return shown(games), profile
 
+    def ladder_readings(self) -> tuple[pd.DataFrame, Profile]:
+        """The metrics' readings of the leakage ladder
+        (:func:`~privmetrics.experiments.games.sensitivity.ladder_readings`) for :attr:`datasets`
+        and the profile they were read at, from the same store as :meth:`ladder_games`."""
+        from privmetrics.experiments.games.sensitivity import LadderStore, ladder_readings
+
+        profile = self.profile
+        if not profile.game_ladder_doses:
+            if not profile.beside_paper or not results_path(get_profile("paper")).exists():
+                return pd.DataFrame(), profile
+            profile = get_profile("paper")
+        compute = self.compute and profile is self.profile
+        found = ladder_readings(profile, datasets=self.datasets, progress=False, compute=compute,
+                                store=LadderStore(results_path(profile)))  # fmt: skip
+        return shown(found), profile
+
     def scale_note(self) -> str:
         """A sentence for pages whose own studies run at another profile's scale (else empty)."""
         study = self.study

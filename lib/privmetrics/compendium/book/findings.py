@@ -378,3 +378,41 @@ def ladder_section(chapter) -> list:
         shown.append(captioned(plt.gcf(), LADDER_CAPTION.format(name=name),
                                f"line chart of each attack's AUC against the planted dose on {name}"))  # fmt: skip
     return shown
+
+
+SENSITIVITY_CAPTION = (
+    "Which measures see a known leak, from {edition} leakage ladder: per dataset, each measure's "
+    "mean reading of fresh rows (dose 0; an asterisk: in the top third of its scale, a false "
+    "alarm on fresh rows) and the smallest share of training rows copied exactly, or jittered, "
+    "at which all {runs} runs read above every run of fresh rows. Read: '-', no dose detected up "
+    "to {largest:.0%}; 'not monotone', the readings fall somewhere along the doses."
+)
+
+
+def sensitivity_section(chapter) -> list:
+    """The attacks chapter's section on what the metrics read of the leakage ladder
+    (:mod:`~privmetrics.experiments.games.sensitivity`): generated findings and the table, from
+    the edition's ladder or the shipped paper store's beside it; a sentence when neither holds
+    one."""
+    from IPython.display import Markdown
+
+    from privmetrics.compendium.book.plots import table
+    from privmetrics.experiments.games.sensitivity import (
+        RUNS,
+        sensitivity,
+        sensitivity_findings,
+        sensitivity_table,
+    )
+    from privmetrics.metrics import select
+
+    readings, profile = chapter.ladder_readings()
+    if readings.empty:
+        return [Markdown("No ladder has been read by the metrics in this edition or beside it.")]
+    found = sensitivity(readings)
+    edition = "this edition's" if profile is chapter.profile else "the shipped paper store's"
+    lines = sensitivity_findings(found, [m.name for m in select("final")])
+    said = (f"From {edition} ladder ({profile.game_train_rows} training rows, {RUNS} runs of "
+            "each release):\n\n" + "\n".join(f"- {line}" for line in lines))  # fmt: skip
+    caption = SENSITIVITY_CAPTION.format(edition=edition, runs=RUNS,
+                                         largest=found["largest dose"].max())  # fmt: skip
+    return [Markdown(said), table(sensitivity_table(found), caption)]

@@ -400,6 +400,7 @@ def fared_here() -> dict[str, str]:
     """Per metric, how it fared on the shipped paper store: its class in Experiments 1.1 and 1.2
     by our rules (:func:`privmetrics.experiments.paper.analysis.table7`, ``table8``) beside the
     paper's Tables 7 and 8. Empty when the store is absent."""
+    from privmetrics.experiments.games.sensitivity import LadderStore, leak_lines, sensitivity
     from privmetrics.experiments.grid.runner import load_results, results_path
     from privmetrics.experiments.paper import analysis
     from privmetrics.experiments.paper.published import paper_classes
@@ -409,6 +410,7 @@ def fared_here() -> dict[str, str]:
     if not results_path(profile).exists():
         return {}
     summary = analysis.summarise(load_results(profile, progress=False))
+    leaks = leak_lines(sensitivity(LadderStore(results_path(profile)).readings(profile)))
     ours = {"Table 7": analysis.table7(summary), "Table 8": analysis.table8(summary)}
     theirs = {"Table 7": paper_classes("table7"), "Table 8": paper_classes("table8")}
     what = {"Table 7": "Experiment 1.1 (does it order the techniques?)",
@@ -426,5 +428,7 @@ def fared_here() -> dict[str, str]:
         if lines:
             lines.append("- Experiment 3 (does it predict a real attack?): its verdict per dataset "
                          "and kind of target is in the attacks chapter's table.")  # fmt: skip
+        if name in leaks:
+            lines.append(leaks[name])
         out[name] = "\n".join(lines) if lines else NOT_FARED
     return out

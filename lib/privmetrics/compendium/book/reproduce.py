@@ -272,22 +272,22 @@ def make_book(
     start = time.perf_counter()
     json_path, markdown_path = timings_paths(profile)
     if not skip_notebooks:
+        from privmetrics.experiments.games.play import run_games
+        from privmetrics.experiments.games.sensitivity import ladder_readings
         from privmetrics.experiments.grid.runner import run_grid
         from privmetrics.experiments.grid.store import current_commit
 
         report = TimingReport(profile.name, available_cores(), current_commit(checkout_root()))
-        with cluster_client(
-            scheduler, local_cluster
-        ) as client:  # one cluster (or none) for the grid and the games
+        with cluster_client(scheduler, local_cluster) as client:  # one (or none) for them all
             with report.step("experiment grid"):
                 store = run_grid(profile, client=client)  # resumable: finished cells are kept
-            print(
-                f"results: {store.count('cells')} cells in {store.path} ({time.perf_counter() - start:.0f} s)"
-            )
-            from privmetrics.experiments.games.play import run_games
-
+            print(f"results: {store.count('cells')} cells in {store.path} "
+                  f"({time.perf_counter() - start:.0f} s)")  # fmt: skip
             with report.step("attack games"):  # Experiment 3's games, resumable like the grid
                 run_games(profile, client=client)  # one play gives both kinds of game
+            if profile.game_ladder_doses:  # what each metric reads of known leaks
+                with report.step("metrics on the ladder"):
+                    ladder_readings(profile, client=client)
         run_notebooks(profile, checkout_root() / "book" / "generated", report=report)
         report.close()
         report.save(json_path)
