@@ -28,7 +28,7 @@ def run(args) -> int:
     from privmetrics.experiments.cluster import cluster_client
     from privmetrics.experiments.games.game_store import GameStore
     from privmetrics.experiments.games.play import run_games
-    from privmetrics.experiments.games.sensitivity import LadderStore, ladder_readings
+    from privmetrics.experiments.games.sensitivity import ladder_readings
     from privmetrics.experiments.grid.runner import results_path
 
     store = GameStore(args.store or results_path(args.profile))
@@ -41,8 +41,8 @@ def run(args) -> int:
             n_jobs=args.jobs,
             client=client,
         )
-        readings = ladder_readings(args.profile, datasets=args.datasets,
-                                   store=LadderStore(store.path), n_jobs=args.jobs, client=client)  # fmt: skip
+        readings = ladder_readings(args.profile, datasets=args.datasets, path=store.path,
+                                   n_jobs=args.jobs, client=client)  # fmt: skip
     print(f"{len(games)} membership games, and their attribute games, in {store.path}")
     print(f"{len(readings)} readings of the metrics on the leakage ladder in {store.path}")
     return 0

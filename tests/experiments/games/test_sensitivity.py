@@ -76,8 +76,8 @@ def test_the_ladder_is_read_stored_and_resumed(tmp_path, monkeypatch):
     again; a profile whose games play no ladder reads none."""
     profile = replace(get_profile("smoke"), datasets=("flchain",), game_ladder_doses=(0.0, 0.25),
                       game_ladder_jitters=(0.0,))  # fmt: skip
-    store = S.LadderStore(tmp_path / "s.sqlite")
-    first = S.ladder_readings(profile, store=store, n_jobs=1, progress=False)
+    path = tmp_path / "s.sqlite"
+    first = S.ladder_readings(profile, path=path, n_jobs=1, progress=False)
     assert first.groupby(S.KEY).ngroups == 2 * S.RUNS and not first.attrs["missing"]
     copies = first[first.metric == "CommonRowsProportion"].groupby("dose").score.min()
     assert copies[0.25] > copies[0.0] == 0.0
@@ -86,9 +86,9 @@ def test_the_ladder_is_read_stored_and_resumed(tmp_path, monkeypatch):
         raise AssertionError("read again")
 
     monkeypatch.setattr(S, "read_release", refuse)
-    again = S.ladder_readings(profile, store=store, n_jobs=1, progress=False)
+    again = S.ladder_readings(profile, path=path, n_jobs=1, progress=False)
     pd.testing.assert_frame_equal(first, again)
-    none = S.ladder_readings(get_profile("smoke"), store=store, n_jobs=1, progress=False)
+    none = S.ladder_readings(get_profile("smoke"), path=path, n_jobs=1, progress=False)
     assert none.empty
 
 
@@ -101,3 +101,17 @@ def test_a_metric_page_line_says_what_it_read_of_fresh_rows_and_copies():
     assert lines["KSTest"].endswith("a: fresh rows 0.90 (a false alarm), copies never detected.")
     assert lines["DCR"].endswith("a: fresh rows 0.10, copies detected from 5.0%.")
     assert S.leak_lines(found.iloc[:0]) == {}
+
+
+def test_reading_a_store_without_the_ladder_writes_nothing(tmp_path):
+    """A book reads the shipped store read-only: a store from before the ladder's readings stays
+    as it was, and the note says what is missing."""
+    from privmetrics.experiments.grid.store import ResultsStore
+
+    path = tmp_path / "old.sqlite"
+    ResultsStore(path)
+    before = path.read_bytes()
+    profile = replace(get_profile("smoke"), game_ladder_doses=(0.0, 0.25))
+    found = S.ladder_readings(profile, path=path, compute=False)
+    assert found.empty and "ladder releases not read yet" in found.attrs["missing"]
+    assert path.read_bytes() == before

@@ -106,7 +106,7 @@ class Chapter:
         """The metrics' readings of the leakage ladder
         (:func:`~privmetrics.experiments.games.sensitivity.ladder_readings`) for :attr:`datasets`
         and the profile they were read at, from the same store as :meth:`ladder_games`."""
-        from privmetrics.experiments.games.sensitivity import LadderStore, ladder_readings
+        from privmetrics.experiments.games.sensitivity import ladder_readings
 
         profile = self.profile
         if not profile.game_ladder_doses:
@@ -114,8 +114,7 @@ class Chapter:
                 return pd.DataFrame(), profile
             profile = get_profile("paper")
         compute = self.compute and profile is self.profile
-        found = ladder_readings(profile, datasets=self.datasets, progress=False, compute=compute,
-                                store=LadderStore(results_path(profile)))  # fmt: skip
+        found = ladder_readings(profile, datasets=self.datasets, progress=False, compute=compute)
         return shown(found), profile
 
     def scale_note(self) -> str:

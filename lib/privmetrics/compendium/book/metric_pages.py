@@ -400,7 +400,7 @@ def fared_here() -> dict[str, str]:
     """Per metric, how it fared on the shipped paper store: its class in Experiments 1.1 and 1.2
     by our rules (:func:`privmetrics.experiments.paper.analysis.table7`, ``table8``) beside the
     paper's Tables 7 and 8. Empty when the store is absent."""
-    from privmetrics.experiments.games.sensitivity import LadderStore, leak_lines, sensitivity
+    from privmetrics.experiments.games.sensitivity import leak_lines, sensitivity, stored_readings
     from privmetrics.experiments.grid.runner import load_results, results_path
     from privmetrics.experiments.paper import analysis
     from privmetrics.experiments.paper.published import paper_classes
@@ -410,7 +410,7 @@ def fared_here() -> dict[str, str]:
     if not results_path(profile).exists():
         return {}
     summary = analysis.summarise(load_results(profile, progress=False))
-    leaks = leak_lines(sensitivity(LadderStore(results_path(profile)).readings(profile)))
+    leaks = leak_lines(sensitivity(stored_readings(results_path(profile), profile)))
     ours = {"Table 7": analysis.table7(summary), "Table 8": analysis.table8(summary)}
     theirs = {"Table 7": paper_classes("table7"), "Table 8": paper_classes("table8")}
     what = {"Table 7": "Experiment 1.1 (does it order the techniques?)",

@@ -32,8 +32,11 @@ resumes; the paper profile's ship in ``results/paper.sqlite``.
 
 from __future__ import annotations
 
+import sqlite3
 import time
+from contextlib import closing
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -72,14 +75,7 @@ class LadderStore(Database):
 
     def readings(self, profile: Profile) -> pd.DataFrame:
         """The readings made at the profile's game settings by the current ladder code."""
-        with self._connection() as conn:
-            found = pd.read_sql_query("SELECT * FROM ladder_scores", conn)
-        return found[
-            (found.population == profile.game_population)
-            & (found.train_rows == profile.game_train_rows)
-            & (found.seed == profile.seed)
-            & (found.code == code_fingerprint("planted"))
-        ].reset_index(drop=True)
+        return stored_readings(self.path, profile)
 
     def add(self, rows: list[dict]) -> None:
         """One release's readings, in one transaction (replacing an older reading)."""
@@ -91,6 +87,27 @@ class LadderStore(Database):
                 f"VALUES ({', '.join('?' * len(columns))})",
                 [tuple(row[c] for c in columns) for row in rows],
             )
+
+
+def stored_readings(path: str | Path, profile: Profile) -> pd.DataFrame:
+    """The readings in the database at ``path`` made at the profile's game settings by the
+    current ladder code, read without opening the file for writing (a book reads the shipped
+    store and leaves its bytes as they were); empty when the file or its table is absent."""
+    path = Path(path)
+    empty = pd.DataFrame(columns=[*KEY, "metric", "population", "train_rows", "seed", "score",
+                                  "seconds", "code", "finished"])  # fmt: skip
+    if not path.exists():
+        return empty
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'ladder_scores'").fetchone():
+            return empty
+        found = pd.read_sql_query("SELECT * FROM ladder_scores", conn)
+    return found[
+        (found.population == profile.game_population)
+        & (found.train_rows == profile.game_train_rows)
+        & (found.seed == profile.seed)
+        & (found.code == code_fingerprint("planted"))
+    ].reset_index(drop=True)
 
 
 def ladder_of(profile: Profile) -> list[tuple[float, float]]:
@@ -124,15 +141,16 @@ def read_release(dataset: str, dose: float, jitter: float, run: int, population,
 
 
 def ladder_readings(
-    profile: Profile, datasets: list[str] | None = None, store: LadderStore | None = None,
+    profile: Profile, datasets: list[str] | None = None, path: str | Path | None = None,
     compute: bool = True, n_jobs: int | None = None, progress: bool = True, client=None,
 ) -> pd.DataFrame:  # fmt: skip
-    """The profile's readings of its ladder (module doc) for ``datasets``, computing the missing
-    releases first when ``compute`` (else their count is in ``attrs["missing"]``)."""
-    store = store or LadderStore(results_path(profile))
+    """The profile's readings of its ladder (module doc) for ``datasets`` from the database at
+    ``path`` (default: the profile's), computing the missing releases first when ``compute``
+    (else their count is in ``attrs["missing"]``, and the file is only read)."""
+    path = path or results_path(profile)
     datasets = list(datasets or profile.datasets)
     metrics = [m.name for m in select("all")]
-    found = store.readings(profile)
+    found = stored_readings(path, profile)
     have = {tuple(k) for k in found.groupby(KEY).metric.nunique().loc[lambda n: n >= len(metrics)]
             .index}  # fmt: skip
     tasks = []
@@ -148,6 +166,7 @@ def ladder_readings(
                         profile.seed, metrics))
                   for d, dose, jitter, r in missing]  # fmt: skip
     if tasks:
+        store = LadderStore(path)
         run_batch(tasks, lambda task, rows: store.add(rows), n_jobs or profile.n_jobs,
                   client=client, progress=progress, desc="metrics on the ladder")  # fmt: skip
         found = store.readings(profile)
