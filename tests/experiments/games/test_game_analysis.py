@@ -84,6 +84,19 @@ def test_a_false_alarm_is_a_top_third_place_where_a_powered_attack_finds_nothing
     assert A.predictiveness(attacks, results).verdict.iloc[0] == A.CANNOT_TELL
 
 
+def test_a_configuration_that_did_not_train_is_left_out_of_every_verdict():
+    """Issue 59: PATE-GAN's releases at the games' size are the untrained generator's; an alarm
+    raised on one says nothing of the technique, so such configurations are left out."""
+    auc = [0.5, 0.5, 0.5, 0.5, 1.0]
+    attacks, results = attacks_and_results({"alarm": [0.0, 0.9, 0.1, 0.2, 1.0]}, auc)
+    table = A.predictiveness(attacks, results, untrained={("d", "c1"): 0}).set_index("metric")
+    assert table.loc["alarm", "false alarms"] == "" and table.loc["alarm", "verdict"] == A.AGREES
+    assert table.loc["alarm", "configurations"] == len(auc) - 1
+    # another dataset's configuration of the same name stays
+    kept = A.predictiveness(attacks, results, untrained={("e", "c1"): 0}).set_index("metric")
+    assert kept.loc["alarm", "false alarms"] == "c1"
+
+
 def test_the_alarms_at_their_boundaries():
     chance = 0.5
     row = pd.Series({"value": 0.5, "low": 0.45, "high": 0.55})

@@ -304,6 +304,7 @@ def attack_headline(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFr
     about 45 CPU-seconds)."""
     from privmetrics.experiments.games.game_analysis import attack_table, predictiveness
     from privmetrics.experiments.games.game_store import GameStore
+    from privmetrics.experiments.studies.pategan_study import untrained
 
     blocks = [attack_sentences(profile, attacks, verdicts)]
     for shown in _shown(profile)[1:]:
@@ -314,7 +315,8 @@ def attack_headline(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFr
             continue
         table = attack_table(games, seed=shown.seed)
         results = load_results(shown, metrics="paper")
-        blocks.append(attack_sentences(shown, table, predictiveness(table, results, seed=shown.seed),
+        verdicts = predictiveness(table, results, seed=shown.seed, untrained=untrained(shown))
+        blocks.append(attack_sentences(shown, table, verdicts,
                                        lead="At the paper's scale, from the shipped store"))  # fmt: skip
     return "\n\n".join(blocks)
 

@@ -37,7 +37,10 @@ has one; else **agrees with the attack** where at least one configuration beyond
 decided (the attack above chance or within the band) and placed by the measure, and the measure
 contradicts none; else cannot tell. (Random is no safe floor for the attack: Algorithm 22 draws each column from the
 training table's own observed values and category set, so a target with a value of its own
-shows up in the release; a test shows it.)
+shows up in the release; a test shows it.) A configuration whose synthesiser did not train at
+the games' size (PATE-GAN below ten iterations,
+:func:`privmetrics.experiments.studies.pategan_study.untrained`) is left out of every
+verdict: its releases are the untrained generator's.
 """
 
 from __future__ import annotations
@@ -249,12 +252,17 @@ def predictiveness(
     measure: str = "AUC",
     draws: int = 1000,
     seed: int = 0,
+    untrained: dict | frozenset = frozenset(),
 ) -> pd.DataFrame:
     """Per (dataset, kind, metric): rho between the metric's mean score and the attack's
     ``measure`` across configurations, its bootstrap interval, the configurations where the
     metric misses a risk the attack finds or raises an alarm the attack does not bear out, and
     the verdict (module doc). ``results`` is the grid's tidy results (dataset, config, metric,
-    score)."""
+    score); the (dataset, configuration) pairs of ``untrained``
+    (:func:`privmetrics.experiments.studies.pategan_study.untrained`) are left out: their
+    releases are an untrained generator's."""
+    attacks = attacks[[(d, c) not in untrained
+                       for d, c in zip(attacks.dataset, attacks.config, strict=True)]]  # fmt: skip
     means = results.groupby(["dataset", "config", "metric"]).score.mean().unstack("metric")
     rows = []
     chosen = attacks[attacks.measure == measure]
