@@ -300,6 +300,6 @@ def test_a_private_pgm_fit_is_the_same_in_every_process():
                               capture_output=True, text=True, check=True, timeout=300)  # fmt: skip
         return done.stdout.strip()
 
-    seeds = (1, 2, 3)
+    seeds = (1, 2)  # two hash seeds that order the string names' sets differently
     assert len({fitted("int", s) for s in seeds}) == 1
     assert len({fitted("str", s) for s in seeds}) > 1  # as the names were: the check can fail

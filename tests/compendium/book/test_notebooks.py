@@ -152,7 +152,7 @@ def test_unknown_profile_fails_before_running(monkeypatch, capsys):
 def test_the_book_hides_code_and_shows_one_parameter_cell(tmp_path):
     import nbformat
 
-    from privmetrics.compendium.book.reproduce import tag_for_book
+    from privmetrics.compendium.book.sessions import tag_for_book
 
     notebook = nbformat.v4.new_notebook(
         cells=[

@@ -41,3 +41,53 @@ def test_a_plan_naming_a_missing_chapter_is_refused(tmp_path):
     (tmp_path / "book").mkdir()
     with pytest.raises(FileNotFoundError, match="names 'nowhere'"):
         S.chapter_time(tmp_path / "book", "nowhere")
+
+
+def _solution_notebook():
+    import nbformat
+
+    def answered(text):
+        cell = nbformat.v4.new_code_cell("...", metadata={"tags": ["solution"]})
+        cell.outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": text})]
+        return cell
+
+    return nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("**Exercise 1.** ..."), answered("three"),
+        nbformat.v4.new_markdown_cell("**Exercise 2.** ..."), answered("four"),
+    ])  # fmt: skip
+
+
+def _texts(cell) -> list[str]:
+    return ["".join(o["data"].get("text/markdown", "")) for o in cell.outputs]
+
+
+def test_each_answer_key_names_its_edition_and_shows_the_paper_answer_beside_it():
+    """Issue 63: an answer key says which edition's results it was computed from, and another
+    edition shows the shipped paper edition's answer beside it (or says none is shipped)."""
+    from privmetrics.compendium.book.sessions import answer_keys
+
+    notebook = _solution_notebook()
+    shipped = {"n": {"1": [{"text/markdown": "the paper's three"}]}}
+    answers = answer_keys(notebook, "n", "quick", shipped)
+    first, second = notebook.cells[1], notebook.cells[3]
+    assert _texts(first)[0].startswith("*Answer key of the `quick` edition")
+    assert _texts(first)[1:] == ["three", "*The paper edition's answer, from the shipped paper "
+                                 "store:*", "the paper's three"]  # fmt: skip
+    assert "No paper-edition answer is shipped" in _texts(second)[-1]
+    assert answers == {"1": [{"text/markdown": "three"}], "2": [{"text/markdown": "four"}]}
+    # tagged again, the labels are replaced, not doubled; the paper edition shows its own only
+    assert answer_keys(notebook, "n", "quick", shipped) == answers
+    assert len(first.outputs) == 4
+    answer_keys(notebook, "n", "paper", shipped)
+    assert _texts(first) == ["*Answer key of the `paper` edition, computed from its results when "
+                             "the book was built.*", "three"]  # fmt: skip
+
+
+def test_the_paper_answers_are_written_only_when_they_change(tmp_path):
+    from privmetrics.compendium.book.sessions import keep_answers
+
+    path = tmp_path / "answers.json"
+    assert keep_answers(path, {"n": {"1": []}})
+    stamp = path.stat().st_mtime_ns
+    assert not keep_answers(path, {"n": {"1": []}}) and path.stat().st_mtime_ns == stamp
+    assert keep_answers(path, {"n": {"1": [{"text/markdown": "x"}]}})

@@ -11,6 +11,7 @@ then builds them without re-executing (``execute_notebooks: off`` in ``_config.y
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from privmetrics.compendium.book.sessions import ANSWERS, keep_answers, tag_for_book
 from privmetrics.compendium.book.timings import NO_REPORT, TimingReport, report_path
 from privmetrics.experiments.profiles import Profile, get_profile
 from privmetrics.paths import checkout_root
@@ -73,7 +75,8 @@ def run_notebooks(
     threads = str(max(1, available_cores() // lanes))
     env = {**os.environ, **dict.fromkeys(THREAD_VARIABLES, threads)}
     step = f"notebooks ({lanes} at a time)"
-    runs = {}
+    runs, answers, kept = {}, {}, checkout_root() / "results" / ANSWERS
+    shipped = json.loads(kept.read_text()) if kept.exists() else {}
     with report.step(step) if report else contextlib.nullcontext():
         with ThreadPoolExecutor(lanes) as pool:
             futures = [pool.submit(_execute, profile, name, out_dir, env) for name in names]
@@ -81,11 +84,13 @@ def run_notebooks(
                 run = future.result()
                 runs[run.name] = run
                 if not run.exit_code:
-                    tag_for_book(run.path)
+                    answers[run.name] = tag_for_book(run.path, profile.name, shipped)
                 print(f"executed {run.name} in {run.wall:.1f} s -> {run.path}", flush=True)
     if report:
         for run in runs.values():
             report.add(f"notebook {run.name}", run.wall, run.cpu, not run.exit_code, step)
+    if profile.name == "paper" and len(answers) == len(NOTEBOOKS):  # a whole paper edition
+        keep_answers(kept, answers)
     failed = [run for run in runs.values() if run.exit_code]
     if failed:
         raise NotebookFailed("\n\n".join(
@@ -116,39 +121,6 @@ def _execute(profile: Profile, name: str, out_dir: Path, env: dict) -> NotebookR
         tail = log.read()[-3000:].decode(errors="replace")
     cpu = usage.ru_utime + usage.ru_stime
     return NotebookRun(name, target, wall, cpu, child.returncode, tail)
-
-
-SOLUTION_PROMPTS = {"code_prompt_show": "Solution", "code_prompt_hide": "Hide the solution"}
-
-
-def tag_for_book(path: Path) -> None:
-    """Code hidden behind a toggle (jupyter-book's ``hide-input``), outputs shown; an exercise's
-    ``solution`` cell hidden whole (``hide-cell``: code and answer behind one toggle labelled
-    "Solution"); the notebook's default ``parameters`` cell removed, since papermill's
-    ``injected-parameters`` cell below it holds the values actually used (otherwise the book
-    shows two parameter cells)."""
-    import nbformat
-
-    from privmetrics.compendium.book.sessions import add_study_time
-
-    notebook = nbformat.read(path, as_version=4)
-    add_study_time(notebook)
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
-        tags = cell.metadata.setdefault("tags", [])
-        if "solution" in tags:
-            cell.metadata["mystnb"] = dict(SOLUTION_PROMPTS)
-        wanted = (
-            "remove-cell"
-            if "parameters" in tags
-            else "hide-cell"
-            if "solution" in tags
-            else "hide-input"
-        )
-        if wanted not in tags:
-            tags.append(wanted)
-    nbformat.write(notebook, path)
 
 
 def build_book(root: Path | None = None) -> Path:

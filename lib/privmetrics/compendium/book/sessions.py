@@ -2,7 +2,9 @@
 chapter itself when the book is built (:func:`add_study_time` puts it under the title), and the
 three sessions of the teaching page with their objectives, chapters, generated minutes,
 exercises to set, discussion prompt and deliverable (:func:`sessions_markdown`, written to
-``book/generated/sessions.md``).
+``book/generated/sessions.md``), and how an executed chapter shows its exercises
+(:func:`tag_for_book`: each solution behind a toggle, its answer key labelled with the edition and
+the paper edition's answer beside it, :func:`answer_keys`).
 """
 
 from __future__ import annotations
@@ -123,3 +125,95 @@ def sessions_markdown(root: Path) -> str:
         out += ["", f"**Discussion:** {session.prompt}", "",
                 f"**Deliverable:** {session.deliverable}.", ""]  # fmt: skip
     return "\n".join(out)
+
+
+# the paper edition's answers to every exercise, shipped beside its store so that another
+# edition's answer keys show them (recorded by `make reproduce PROFILE=paper`)
+ANSWERS = "answers-paper.json"
+ANSWER_MIMES = ("text/markdown", "text/html")
+
+
+def _note(text: str) -> dict:
+    import nbformat
+
+    return nbformat.v4.new_output("display_data", data={"text/markdown": text},
+                                  metadata={"answer-key": True})  # fmt: skip
+
+
+def answer_keys(notebook, name: str, edition: str, shipped: dict | None) -> dict[str, list]:
+    """Label each exercise's solution with the edition whose results it was computed from and,
+    in another edition, show the shipped paper edition's answer beside it (``shipped``:
+    notebook -> exercise -> its outputs); returns this notebook's answers (each solution's
+    Markdown and HTML outputs) for keeping. Labels from an earlier tagging are replaced."""
+    answers, number = {}, 0
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or "solution" not in cell.metadata.get("tags", []):
+            continue
+        number += 1
+        outputs = [
+            o for o in cell.get("outputs", []) if not o.get("metadata", {}).get("answer-key")
+        ]
+        answers[str(number)] = [
+            {mime: o["data"][mime]} for o in outputs for mime in ANSWER_MIMES
+            if o.get("output_type") in ("display_data", "execute_result") and mime in o.get("data", {})
+        ]  # fmt: skip
+        lead = [_note(f"*Answer key of the `{edition}` edition, computed from its results when "
+                      "the book was built.*")]  # fmt: skip
+        beside = []
+        if edition != "paper":
+            theirs = (shipped or {}).get(name, {}).get(str(number))
+            if theirs:
+                beside = [_note("*The paper edition's answer, from the shipped paper store:*")]
+                beside += [{**_note(""), "data": data} for data in theirs]
+            else:
+                beside = [_note("*No paper-edition answer is shipped for this exercise yet (`make "
+                                "reproduce PROFILE=paper` records them).*")]  # fmt: skip
+        cell.outputs = lead + outputs + beside
+    return answers
+
+
+def keep_answers(path: Path, found: dict[str, dict]) -> bool:
+    """Write the paper edition's answers (notebook -> exercise -> outputs) to ``path`` when they
+    differ from what it holds (a rebuild that finds the same leaves the file as it was);
+    returns whether it wrote."""
+    import json
+
+    text = json.dumps(found, indent=1, sort_keys=True) + "\n"
+    if path.exists() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
+SOLUTION_PROMPTS = {"code_prompt_show": "Solution", "code_prompt_hide": "Hide the solution"}
+
+
+def tag_for_book(path: Path, edition: str = "quick", shipped: dict | None = None) -> dict:
+    """Code hidden behind a toggle (jupyter-book's ``hide-input``), outputs shown; an exercise's
+    ``solution`` cell hidden whole (``hide-cell``: code and answer behind one toggle labelled
+    "Solution"), its answer labelled with the ``edition`` and shown beside the ``shipped`` paper
+    edition's (:func:`~.sessions.answer_keys`, whose answers it returns); the notebook's default
+    ``parameters`` cell removed, since papermill's ``injected-parameters`` cell below it holds
+    the values actually used (otherwise the book shows two parameter cells)."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    add_study_time(notebook)
+    answers = answer_keys(notebook, path.stem, edition, shipped)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.setdefault("tags", [])
+        if "solution" in tags:
+            cell.metadata["mystnb"] = dict(SOLUTION_PROMPTS)
+        wanted = (
+            "remove-cell"
+            if "parameters" in tags
+            else "hide-cell"
+            if "solution" in tags
+            else "hide-input"
+        )
+        if wanted not in tags:
+            tags.append(wanted)
+    nbformat.write(notebook, path)
+    return answers
