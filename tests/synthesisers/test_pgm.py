@@ -47,12 +47,15 @@ def test_the_one_way_estimate_is_the_projection_onto_the_scaled_simplex():
     pytest.importorskip("mbi", reason="the comparison with mirror descent needs the dp extra")
     from mbi import Domain, estimation
 
-    from privmetrics.synthesisers.pgm import _measure
+    from privmetrics.synthesisers.pgm import _measure, _names
 
     measured = _measure(np.array([300.0, 5, 0, 150, 45]), (0,), 20.0, np.random.default_rng(1))
-    model = estimation.mirror_descent(Domain(["0"], [5]), [measured], known_total=500.0, iters=1000)
+    domain = Domain(list(_names([0])), [5])
+    model = estimation.mirror_descent(domain, [measured], known_total=500.0, iters=1000)
     exact = simplex_projection(np.asarray(measured.noisy_measurement), 500.0)
-    np.testing.assert_allclose(np.asarray(model.project(("0",)).datavector()), exact, atol=0.01)
+    np.testing.assert_allclose(
+        np.asarray(model.project(_names([0])).datavector()), exact, atol=0.01
+    )
 
 
 def structured(n=1000, seed=0):

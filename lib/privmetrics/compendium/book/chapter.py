@@ -102,14 +102,6 @@ class Chapter:
         )  # fmt: skip
         return shown(games), profile
 
-    def untrained(self) -> dict[tuple[str, str], int]:
-        """The games' configurations of :attr:`datasets` whose synthesiser did not train at the
-        games' size (:func:`~privmetrics.experiments.studies.pategan_study.untrained`), with
-        their iterations: left out of the metrics' verdicts."""
-        from privmetrics.experiments.studies.pategan_study import untrained
-
-        return untrained(self.profile, self.datasets)
-
     def ladder_readings(self) -> tuple[pd.DataFrame, Profile]:
         """The metrics' readings of the leakage ladder
         (:func:`~privmetrics.experiments.games.sensitivity.ladder_readings`) for :attr:`datasets`

@@ -36,12 +36,15 @@ def pategan_training(profile: Profile, datasets: list[str] | None = None) -> pd.
     return pd.DataFrame(rows)
 
 
-def untrained(profile: Profile, datasets: list[str] | None = None) -> dict[tuple[str, str], int]:
+def untrained(
+    profile: Profile, datasets: list[str] | None = None, training: pd.DataFrame | None = None
+) -> dict[tuple[str, str], int]:
     """(dataset, configuration) -> iterations, for each PATE-GAN configuration of the games that
     trains fewer than :data:`~privmetrics.synthesisers.pategan.FEW_ITERATIONS` iterations at the
-    games' size (:func:`pategan_training`). Its releases are the untrained generator's: they say
-    nothing of what the technique leaks, so the metrics' verdicts leave them out (issue 59)."""
-    training = pategan_training(profile, datasets)
+    games' size (``training``, :func:`pategan_training`'s table, made when not given). Its
+    releases are the untrained generator's: they say nothing of what the technique leaks, so the
+    metrics' verdicts leave them out (issue 59)."""
+    training = training if training is not None else pategan_training(profile, datasets)
     few = training[training.iterations < FEW_ITERATIONS]
     return {(d, c): int(n) for d, c, n in zip(few.dataset, few.config, few.iterations, strict=True)}
 
