@@ -83,6 +83,18 @@ def test_each_answer_key_names_its_edition_and_shows_the_paper_answer_beside_it(
                              "the book was built.*", "three"]  # fmt: skip
 
 
+def test_a_solution_that_shows_nothing_stays_unlabelled():
+    """A chapter that stops early on an empty store runs its solutions empty: they get no label
+    (there is no answer), and the next exercise keeps its number."""
+    from privmetrics.compendium.book.sessions import answer_keys
+
+    notebook = _solution_notebook()
+    notebook.cells[1].outputs = []
+    answers = answer_keys(notebook, "n", "quick", {})
+    assert notebook.cells[1].outputs == []
+    assert _texts(notebook.cells[3])[1] == "four" and answers == {"2": [{"text/markdown": "four"}]}
+
+
 def test_the_paper_answers_are_written_only_when_they_change(tmp_path):
     from privmetrics.compendium.book.sessions import keep_answers
 

@@ -144,7 +144,9 @@ def answer_keys(notebook, name: str, edition: str, shipped: dict | None) -> dict
     """Label each exercise's solution with the edition whose results it was computed from and,
     in another edition, show the shipped paper edition's answer beside it (``shipped``:
     notebook -> exercise -> its outputs); returns this notebook's answers (each solution's
-    Markdown and HTML outputs) for keeping. Labels from an earlier tagging are replaced."""
+    Markdown and HTML outputs) for keeping. Labels from an earlier tagging are replaced. A
+    solution that shows nothing (the chapter stopped early on an empty store and ran it empty)
+    stays unlabelled: there is no answer to label."""
     answers, number = {}, 0
     for cell in notebook.cells:
         if cell.cell_type != "code" or "solution" not in cell.metadata.get("tags", []):
@@ -153,6 +155,9 @@ def answer_keys(notebook, name: str, edition: str, shipped: dict | None) -> dict
         outputs = [
             o for o in cell.get("outputs", []) if not o.get("metadata", {}).get("answer-key")
         ]
+        if not outputs:
+            cell.outputs = []
+            continue
         answers[str(number)] = [
             {mime: o["data"][mime]} for o in outputs for mime in ANSWER_MIMES
             if o.get("output_type") in ("display_data", "execute_result") and mime in o.get("data", {})
