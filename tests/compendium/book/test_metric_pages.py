@@ -135,3 +135,10 @@ def test_how_a_metric_fared_is_its_class_on_the_paper_store_beside_the_papers():
         in boxes["DCR"]
     )
     assert "not one of the paper's 21" in boxes["ALC"] and "attacks chapter" in boxes["ALC"]
+    # Experiment 3: its verdict per dataset and kind of target, as the kept verdicts say
+    from privmetrics.experiments.games.game_findings import verdict_lines
+    from privmetrics.experiments.games.kept_tables import kept_verdicts
+
+    line = verdict_lines(kept_verdicts(get_profile("paper")))["DCR"]
+    assert f"membership games on the paper store: {line}." in boxes["DCR"]
+    assert "texas: random targets *" in line and "vulnerable targets *" in line

@@ -300,10 +300,11 @@ def attack_sentences(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataF
 
 def attack_headline(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFrame) -> str:
     """The block that opens the attacks chapter: this edition's headline from its own tables and,
-    when ``profile.beside_paper``, the shipped paper store's (its games read and summarised here:
-    about 45 CPU-seconds)."""
-    from privmetrics.experiments.games.game_analysis import attack_table, predictiveness
+    when ``profile.beside_paper``, the shipped paper store's (its games read and summarised here,
+    about a CPU-minute, once per content: :func:`~privmetrics.experiments.games.kept_tables.kept_attack_table`)."""
+    from privmetrics.experiments.games.game_analysis import predictiveness
     from privmetrics.experiments.games.game_store import GameStore
+    from privmetrics.experiments.games.kept_tables import kept_attack_table
     from privmetrics.experiments.studies.pategan_study import untrained
 
     blocks = [attack_sentences(profile, attacks, verdicts)]
@@ -313,7 +314,7 @@ def attack_headline(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFr
         if games.empty:
             blocks.append("The paper store holds no attack game yet.")
             continue
-        table = attack_table(games, seed=shown.seed)
+        table = kept_attack_table(games, seed=shown.seed)
         results = load_results(shown, metrics="paper")
         verdicts = predictiveness(table, results, seed=shown.seed, untrained=untrained(shown))
         blocks.append(attack_sentences(shown, table, verdicts,

@@ -359,10 +359,10 @@ def replace_pages(folder, pages) -> list:
     return written
 
 
-def write_pages(folder) -> list:
+def write_pages(folder, keep: bool = False) -> list:
     """Every metric's page into ``folder`` (numbered in registry order, so a glob keeps it), each
     with how it fared on the shipped paper store."""
-    boxes = fared_here()
+    boxes = fared_here(keep)
     # the position, as page_name numbers it
     return replace_pages(folder, ((page_name(name), page(name, i, boxes))
                                   for i, name in enumerate(REGISTRY, start=1)))  # fmt: skip
@@ -396,10 +396,14 @@ def exercise(name: str) -> str:
 NOT_FARED = "*(Computed from the shipped paper store when the book is built.)*"
 
 
-def fared_here() -> dict[str, str]:
+def fared_here(keep: bool = False) -> dict[str, str]:
     """Per metric, how it fared on the shipped paper store: its class in Experiments 1.1 and 1.2
     by our rules (:func:`privmetrics.experiments.paper.analysis.table7`, ``table8``) beside the
-    paper's Tables 7 and 8. Empty when the store is absent."""
+    paper's Tables 7 and 8, its Experiment 3 verdicts (:func:`~privmetrics.experiments.games.
+    kept_tables.kept_verdicts`, kept when ``keep``) and what it reads of known leaks. Empty when
+    the store is absent."""
+    from privmetrics.experiments.games.game_findings import verdict_lines
+    from privmetrics.experiments.games.kept_tables import kept_verdicts
     from privmetrics.experiments.games.sensitivity import leak_lines, sensitivity, stored_readings
     from privmetrics.experiments.grid.runner import load_results, results_path
     from privmetrics.experiments.paper import analysis
@@ -411,6 +415,7 @@ def fared_here() -> dict[str, str]:
         return {}
     summary = analysis.summarise(load_results(profile, progress=False))
     leaks = leak_lines(sensitivity(stored_readings(results_path(profile), profile)))
+    attacked = verdict_lines(kept_verdicts(profile, keep=keep))
     ours = {"Table 7": analysis.table7(summary), "Table 8": analysis.table8(summary)}
     theirs = {"Table 7": paper_classes("table7"), "Table 8": paper_classes("table8")}
     what = {"Table 7": "Experiment 1.1 (does it order the techniques?)",
@@ -425,9 +430,9 @@ def fared_here() -> dict[str, str]:
             beside = (f"the paper's {table}: *{paper}*" + (", the same" if paper == classes[name]
                       else "") if paper else "not one of the paper's 21")  # fmt: skip
             lines.append(f"- {what[table]}: *{classes[name]}* on the paper store; {beside}.")
-        if lines:
-            lines.append("- Experiment 3 (does it predict a real attack?): its verdict per dataset "
-                         "and kind of target is in the attacks chapter's table.")  # fmt: skip
+        if name in attacked:
+            lines.append(f"- Experiment 3 (does it predict a real attack?), membership games on the "
+                         f"paper store: {attacked[name]}.")  # fmt: skip
         if name in leaks:
             lines.append(leaks[name])
         out[name] = "\n".join(lines) if lines else NOT_FARED

@@ -303,7 +303,7 @@ def write_generated_pages(generated: Path | None = None, profile: Profile | None
     ``profile``'s store beside the paper store's), one page per metric and per anonymisation
     criterion, and the commands with their costs (both editions and the offline test)."""
     write_sources_page(generated, profile)
-    write_metric_pages(generated)
+    write_metric_pages(generated, keep=profile is not None and profile.name == "paper")
     write_criteria_pages(generated)
     write_commands_page(generated)
     from privmetrics.compendium.book.sessions import sessions_markdown
@@ -337,11 +337,12 @@ def write_commands_page(generated: Path | None = None) -> None:
     (generated / "commands.md").write_text(page(results_path(get_profile("paper")).parent))
 
 
-def write_metric_pages(generated: Path | None = None) -> None:
-    """One page per metric (:mod:`privmetrics.compendium.book.metric_pages`) for the book."""
+def write_metric_pages(generated: Path | None = None, keep: bool = False) -> None:
+    """One page per metric (:mod:`privmetrics.compendium.book.metric_pages`) for the book; with
+    ``keep`` (the paper edition's build) the Experiment 3 verdicts their boxes read are kept."""
     from privmetrics.compendium.book.metric_pages import write_pages
 
-    write_pages((generated or checkout_root() / "book" / "generated") / "metric")
+    write_pages((generated or checkout_root() / "book" / "generated") / "metric", keep)
 
 
 def write_criteria_pages(generated: Path | None = None) -> None:

@@ -198,3 +198,21 @@ def side_by_side(attacks: pd.DataFrame, release: pd.DataFrame) -> pd.DataFrame:
                    + both.high.map("{:.2f}".format) + "]")  # fmt: skip
     return both.pivot_table(index="config", columns=["dataset", "attack"], values="AUC",
                             aggfunc="first", sort=False)  # fmt: skip
+
+
+def verdict_lines(verdicts: pd.DataFrame) -> dict[str, str]:
+    """Per metric, one line of its Experiment 3 verdicts: per dataset, each kind of target's
+    verdict with the configurations behind a missed risk or a false alarm."""
+    lines = {}
+    for metric, rows in verdicts.groupby("metric", sort=False):
+        parts = []
+        for dataset, part in rows.groupby("dataset", sort=False):
+            said = []
+            for row in part.to_dict("records"):
+                behind = {MISSES: row["missed risks"], FALSE_ALARM: row["false alarms"]}
+                behind = behind.get(row["verdict"], "")
+                said.append(f"{row['kind']} targets *{row['verdict']}*"
+                            + (f" (on {behind})" if behind else ""))  # fmt: skip
+            parts.append(f"{dataset}: " + "; ".join(said))
+        lines[metric] = ". ".join(parts)
+    return lines

@@ -1,0 +1,113 @@
+"""Attack tables kept by content, so that one build pays for each once.
+
+:func:`~privmetrics.experiments.games.game_analysis.attack_table` on the paper store's
+membership games costs about a minute of CPU, nearly all of it the permutation test's 10,000
+shuffles per configuration; the attacks chapter reads it and each metric page's "How it fared
+here" box reads the verdicts made from it. :func:`kept_attack_table` computes it once per
+content: the key hashes the games it reads (dataset, configuration, kind, target, scores,
+truth), the table's parameters and the code of the modules that compute it, so a new game, a
+new parameter or changed code computes afresh, and nothing stale is read. The tables live in
+``analysis/`` under :func:`~privmetrics.paths.cache_home` (generated, out of git)."""
+
+import hashlib
+import importlib
+from pathlib import Path
+
+import pandas as pd
+
+from privmetrics.paths import cache_home
+from privmetrics.synthesisers.cache import code_digest
+
+READ = ["dataset", "config", "kind", "target", "scores", "truth"]  # what attack_table reads
+COMPUTING = (  # the modules whose code makes the table
+    "privmetrics.experiments.games.game_analysis",
+    "privmetrics.attacks.membership_game",
+    "privmetrics.attacks.outcome",
+)
+
+
+def table_key(games: pd.DataFrame, **params) -> str:
+    """A digest of ``games``'s columns that the table reads, in their order, of ``params`` and
+    of the code of :data:`COMPUTING`."""
+    digest = hashlib.sha256()
+    for name in COMPUTING:
+        digest.update(
+            code_digest(Path(importlib.import_module(name).__file__).read_text()).encode()
+        )
+    digest.update(repr(sorted(params.items())).encode())
+    shown = games.reindex(columns=READ).astype(str)
+    digest.update(pd.util.hash_pandas_object(shown, index=False).to_numpy().tobytes())
+    return digest.hexdigest()[:20]
+
+
+def kept_attack_table(
+    games: pd.DataFrame, seed: int = 0, game: str = "membership", root: Path | None = None
+) -> pd.DataFrame:
+    """:func:`~privmetrics.experiments.games.game_analysis.attack_table` of ``games``, read from
+    ``root`` (default ``cache_home() / "analysis"``) when this content was computed before, else
+    computed and kept there."""
+    from privmetrics.experiments.games.game_analysis import attack_table
+
+    key = table_key(games, seed=seed, game=game)
+    path = (root or cache_home() / "analysis") / f"attack-table-{key}.pkl"
+    if path.exists():
+        return pd.read_pickle(path)
+    table = attack_table(games, seed=seed, game=game)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    table.to_pickle(partial)
+    partial.replace(path)  # whole or absent: an interrupted build leaves no torn table
+    return table
+
+
+def verdicts_path(profile) -> Path:
+    """Where a profile's Experiment 3 verdicts are kept: ``verdicts-<profile>.json`` beside its
+    results store (the paper store's ships, as its store does)."""
+    from privmetrics.experiments.grid.runner import results_path
+
+    return results_path(profile).parent / f"verdicts-{profile.name}.json"
+
+
+def verdicts_key(games: pd.DataFrame, results: pd.DataFrame, profile) -> str:
+    """A digest of what the verdicts read: the games (:func:`table_key`), every score of the
+    grid, the profile (its games' sizes and synthesisers: which configurations trained) and the
+    code of the modules that decide, PATE-GAN's included."""
+    from privmetrics.experiments.studies import pategan_study
+    from privmetrics.synthesisers.cache import code_fingerprint
+
+    digest = hashlib.sha256(table_key(games, seed=profile.seed).encode())
+    scores = results.reindex(columns=["dataset", "config", "run", "metric", "score"])
+    digest.update(pd.util.hash_pandas_object(scores, index=False).to_numpy().tobytes())
+    digest.update(repr(profile).encode())
+    digest.update(code_digest(Path(pategan_study.__file__).read_text()).encode())
+    digest.update(code_fingerprint("pategan").encode())
+    return digest.hexdigest()[:20]
+
+
+def kept_verdicts(profile, keep: bool = False) -> pd.DataFrame:
+    """Experiment 3's verdicts on ``profile``'s store (:func:`~privmetrics.experiments.games.
+    game_analysis.predictiveness` of the membership games, untrained configurations left out), as
+    the attacks chapter makes them: read from :func:`verdicts_path` when its key is
+    :func:`verdicts_key` of today's store and code, else computed (and written there when
+    ``keep``: the paper edition's build keeps them). Empty when the store holds no game."""
+    import json
+
+    from privmetrics.experiments.games.game_analysis import predictiveness
+    from privmetrics.experiments.games.game_store import GameStore
+    from privmetrics.experiments.grid.runner import load_results, results_path
+    from privmetrics.experiments.studies.pategan_study import untrained
+
+    store = results_path(profile)
+    games = GameStore(store, "membership").games(profile) if store.exists() else pd.DataFrame()
+    if games.empty:
+        return pd.DataFrame()
+    results = load_results(profile, progress=False)
+    key, path = verdicts_key(games, results, profile), verdicts_path(profile)
+    if path.exists() and (kept := json.loads(path.read_text()))["key"] == key:
+        return pd.DataFrame(kept["verdicts"])
+    table = kept_attack_table(games, seed=profile.seed)
+    verdicts = predictiveness(table, results, seed=profile.seed, untrained=untrained(profile))
+    if keep:
+        records = json.loads(verdicts.to_json(orient="records", double_precision=15))
+        path.write_text(json.dumps({"key": key, "verdicts": records}, indent=0) + "\n")
+    return verdicts
