@@ -143,6 +143,7 @@ def test_verify_passes_a_store_that_regenerates_and_fails_one_edited_score(grid,
     report = verify(SMOKE, store=grid, sample=4, progress=False)
     assert len(report) == 4 and set(report.verdict) == {"identical"}
     assert set(report.table) == {"same checksum"} and set(report["made by"]) == {"current code"}
+    assert list(report["within runs"]) == [f"{n} of {n}" for n in report.scores]
     assert {"real", "privbayes"} <= set(
         grid.cells()
         .set_index(["config", "run"])
@@ -155,6 +156,18 @@ def test_verify_passes_a_store_that_regenerates_and_fails_one_edited_score(grid,
     assert main(args) == 1
     assert "DIFFERENT" in capsys.readouterr().out
     assert main([*args[:-1], "flchain/PrivBayes ε=1/0"]) == 0
+
+
+def test_within_runs_counts_the_scores_inside_the_stored_runs_range():
+    """A regenerated table that is not the stored one may still be a draw like the others: the
+    count of its scores inside the range of the stored runs, edges included, by hand."""
+    from privmetrics.experiments.grid.verify import machine, within_runs
+
+    runs = pd.DataFrame({"metric": ["a", "a", "a", "b", "b"], "score": [0.1, 0.3, 0.2, 0.5, 0.5]})
+    assert within_runs(pd.Series({"a": 0.3, "b": 0.5}), runs) == 2
+    assert within_runs(pd.Series({"a": 0.31, "b": 0.5}), runs) == 1
+    assert within_runs(pd.Series({"a": 0.05, "b": 0.49, "c": 0.5}), runs) == 0  # c: no runs
+    assert set(machine()) == {"cpu", "torch kernels"}
 
 
 def test_the_draw_covers_every_technique_and_respects_the_budget():

@@ -26,6 +26,17 @@ cells once did not regenerate: ctgan's transformer ran its columns on threads th
 numpy's global generator (fixed in :mod:`privmetrics.synthesisers.neural`, which now runs joblib
 sequentially in fit and sample, and tested in and out of a worker).
 
+The table also follows the CPU. Torch chooses its kernels by the instruction set it finds
+(AVX-512, AVX2, none), and each choice adds in its own order: on one machine, flchain TVAE run 0
+(paper settings, its recorded two threads) gave three tables under three settings of
+``ATEN_CPU_CAPABILITY``, none the one stored from another machine, and one thread or two gave
+the same table. So the paper store's PATE-GAN, CTGAN and TVAE cells regenerate bit for bit only
+on a CPU like the one that made them; elsewhere they come out ``DIFFERENT``, as another draw of
+the same model would (the CPU-free techniques, PrivBayes, MST, AIM and the baselines, stay
+identical). The column ``within runs`` says whether such a table is still a draw like the
+others: how many of its scores lie within the range the stored runs of its configuration span
+(the TVAE cell above: 39 of 40, ALC just outside). The record names the CPU and torch's kernels.
+
 Cells are chosen by name (``dataset/config/run``), drawn, or both: a seeded random order of the
 store's cells, taken round-robin over techniques so that every technique is represented, and
 skipping cells whose expected cost (:data:`COST_SECONDS`) would exceed ``budget_minutes``. Named
@@ -202,6 +213,8 @@ def verify(
         same = int((new.reindex(mine.index) == mine).sum())
         unrecorded, stale = made == "code not recorded", made == "other code (stale)"
         same_table = record["table_checksum"] == getattr(cell, "table_checksum", None)
+        runs = stored[(stored.dataset == cell.dataset) & (stored.config == cell.config)]
+        inside = within_runs(new.reindex(mine.index), runs, tolerance)
         if adopt and len(mine) and largest <= tolerance and (unrecorded or (stale and same_table)):
             fields = ("code", "cache_key", "generator", "table_checksum", "threads")
             store.set_provenance(key, {f: record[f] for f in fields})
@@ -215,6 +228,7 @@ def verify(
                 "largest difference": largest,
                 "table": _table_verdict(cell, record),
                 "made by": made,
+                "within runs": f"{inside} of {len(mine)}",
                 "verdict": "identical"
                 if same == len(mine)
                 else "within tolerance"
@@ -224,6 +238,36 @@ def verify(
             }
         )
     return pd.DataFrame(rows)
+
+
+def within_runs(scores: pd.Series, runs: pd.DataFrame, tolerance: float = TOLERANCE) -> int:
+    """How many of a regenerated cell's ``scores`` (metric -> score) lie within the range the
+    stored runs of its (dataset, configuration) span (``runs``: tidy results), up to
+    ``tolerance``: a table that is not the stored one may still be a draw like the others."""
+    span = runs.groupby("metric")["score"].agg(["min", "max"]).reindex(scores.index)
+    inside = (scores >= span["min"] - tolerance) & (scores <= span["max"] + tolerance)
+    return int(inside.sum())
+
+
+def machine() -> dict:
+    """The CPU a verification ran on: its model and the instruction set torch's kernels chose
+    (they dispatch by it, so a neural cell's table follows the CPU; module doc)."""
+    model = next((line.split(":", 1)[1].strip() for line in _cpuinfo() if "model name" in line),
+                 None)  # fmt: skip
+    try:
+        import torch
+
+        capability = torch.backends.cpu.get_cpu_capability()
+    except ImportError:
+        capability = None
+    return {"cpu": model, "torch kernels": capability}
+
+
+def _cpuinfo() -> list[str]:
+    try:
+        return Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return []
 
 
 def _table_verdict(cell, record: dict) -> str:
@@ -271,6 +315,7 @@ def record(
         "cores": available_cores(),
         "load": load,
         "tolerance": tolerance,
+        **machine(),
         "wall_seconds": wall_seconds,
         "what": what,
         "cells": report.to_dict("records"),
@@ -299,9 +344,11 @@ def to_markdown(path: str | Path, what: str = "cells") -> str:
     wall = payload.get("wall_seconds")
     minutes = (wall if wall is not None else report.seconds.sum()) / 60
     load = f", load {payload['load']:.1f}" if payload.get("load") is not None else ""
+    cpu = (f", {payload['cpu']} (torch kernels {payload.get('torch kernels')})"
+           if payload.get("cpu") else "")  # fmt: skip
     head = (
         f"Last `make {command}` on the `{payload['profile']}` store: {payload['finished']}, commit "
-        f"`{payload['commit'][:12]}`, {payload['cores']} cores{load}, {minutes:.0f} min. "
+        f"`{payload['commit'][:12]}`, {payload['cores']} cores{cpu}{load}, {minutes:.0f} min. "
         f"{len(report)} {what} regenerated from scratch: {verdicts.get('identical', 0)} identical, "
         f"{verdicts.get('within tolerance', 0)} within {payload['tolerance']:g}, "
         f"{verdicts.get('DIFFERENT', 0)} different."
