@@ -88,6 +88,13 @@ def test_the_student_edition_keeps_the_exercises_and_drops_every_solution(built,
     assert {name: found for name, found in said.items() if found} == {}
     full_teaching = visible_text((built.parent / "book" / "teaching.html").read_text())
     assert "tutor" in full_teaching  # the full edition keeps the passage the student one drops
+    # issue 63: the teaching page links to where make book-student puts the student edition
+    import re
+
+    page = built.parent / "book" / "teaching.html"
+    (href,) = re.findall(r'href="([^"]*student/html/index\.html)"', page.read_text())
+    assert (page.parent / href).resolve() == (built.parent.parent / "student" / "html" /
+                                              "index.html").resolve()  # fmt: skip
 
 
 def visible_text(html: str) -> str:

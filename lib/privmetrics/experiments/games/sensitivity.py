@@ -171,8 +171,8 @@ def ladder_readings(
                   client=client, progress=progress, desc="metrics on the ladder")  # fmt: skip
         found = store.readings(profile)
     ladder = set(ladder_of(profile))
-    found = found[found.dataset.isin(datasets)
-                  & [(d, j) in ladder for d, j in zip(found.dose, found.jitter, strict=True)]]  # fmt: skip
+    on_ladder = [(d, j) in ladder for d, j in zip(found.dose, found.jitter, strict=True)]
+    found = found[found.dataset.isin(datasets).to_numpy() & np.array(on_ladder, dtype=bool)]
     found = found.reset_index(drop=True)
     expected = len(datasets) * len(ladder_of(profile)) * RUNS
     releases = found.groupby(KEY).ngroups if len(found) else 0
