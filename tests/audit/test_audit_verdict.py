@@ -2,6 +2,7 @@
 values end to end, and the holdout as the ALC's control set."""
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -650,6 +651,26 @@ def test_twins_a_copy_reads_copied_and_closer_and_fresh_rows_read_chance():
     assert copy["closer than a non-member"].sum() >= 0.75 * len(real), lines[1]
     evidence, lines = quiet(row_evidence, Pair(real, fresh, schema), holdout)
     assert evidence["closer than a non-member"].sum() <= 0.1 * len(real), lines[1]
+
+
+def test_twins_against_a_smaller_holdout_a_copy_still_reads_closer():
+    """A copy of a table with twins against a holdout half its size: the non-members whose twin
+    the copy holds and the searched real rows lack sit at closeness 0, the cut became 0 and
+    "less than the cut" flagged no one (statsmodels' fair survey, 14% twins: "closer: 0 of
+    2,122"). At a cut of 0 a real row at 0 counts and chance is the non-members' share there:
+    the copy reads closer, fresh rows within that chance."""
+    population = twin_population(1800, 0.3)
+    _, schema = load_dataset("texas", n=10)
+    real, fresh = population.iloc[:600].reset_index(drop=True), population.iloc[600:1200]
+    holdout = population.iloc[1200:1500].reset_index(drop=True)
+    copy, lines = quiet(row_evidence, Pair(real, real.copy(), schema), holdout)
+    share = float(re.search(r"new people would: (\d+)%", lines[1])[1]) / 100
+    assert share > 0.05, lines[1]  # the cut sat at 0: the strict rule flagged no one here
+    assert copy["closer than a non-member"].sum() >= 0.75 * len(real), lines[1]
+    evidence, lines = quiet(row_evidence, Pair(real, fresh.reset_index(drop=True), schema), holdout)
+    share = float(re.search(r"new people would: (\d+)%", lines[1])[1]) / 100
+    rate = evidence["closer than a non-member"].sum() / len(real)
+    assert rate <= share + 2.6 * np.sqrt(share * (1 - share) / len(real)), lines[1]
 
 
 @pytest.mark.parametrize("size", [0.2, 0.5, 1.0, 2.0])

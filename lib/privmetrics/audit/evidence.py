@@ -13,8 +13,9 @@ Three signals per real row, each one a reason a data protection officer would ac
   that share of the real rows there by chance, and the summary says so. Both sides search
   equally many rows (:func:`closer_than_non_members`), so that chance stays at that share for a
   holdout of any size; a distance of 0 over a distance of 0 (a row with twins in both tables) is
-  a tie, as close as a non-member, never closer. Without a holdout no
-  row is named for closeness: the summary gives the count of rows whose nearest release row is
+  a tie, as close as a non-member, never closer, and where twins put more than that share of the
+  non-members at 0 a real row at 0 counts, beside the share of non-members there. Without a
+  holdout no row is named for closeness: the summary gives the count of rows whose nearest release row is
   nearer than their nearest other real row beside its expectation under a release of fresh rows,
   n_release / (n_release + n_real - 1), since among the other rows the nearest is then equally
   likely to be any. Distances are the metrics' mixed space, fitted on the real table;
@@ -169,7 +170,8 @@ EQUAL_SIZE_DRAWS = 5
 
 def closer_than_non_members(pair: Pair, held: Pair, positions, to_release, seed: int):
     """The "closer than a non-member" signal at equal sizes: (flags per real target row, count per
-    draw).
+    draw, the distances to the nearest holdout row, the share a release of new people flags by
+    chance).
 
     A real row's closeness is its distance to the release over that to its nearest holdout row; a
     holdout row's (the non-members') its distance to the release over that to its nearest real
@@ -178,7 +180,16 @@ def closer_than_non_members(pair: Pair, held: Pair, positions, to_release, seed:
     and a release of new people read 8.3% closer where chance is 5%. So when the sizes differ,
     the larger side is searched in :data:`EQUAL_SIZE_DRAWS` random subsets of the smaller's size;
     a row is flagged when it is closer in at least half of the draws, and the counts per draw
-    give the count's spread. Equal sizes need no draw (the pairs' cached searches)."""
+    give the count's spread. Equal sizes need no draw (the pairs' cached searches).
+
+    Twins make ties. A holdout row whose twin the release copied and the searched real rows lack
+    has closeness 0; when more than :data:`NON_MEMBER_LEVEL` of the non-members have it (a copy
+    of a table with 14% twin rows against a holdout of half its size), the cut is 0, "less than
+    the cut" flags no one, and a copy read "closer: 0 of 2,122". At a cut of 0 a real row at 0 is
+    as close as the closest non-members and counts, and chance is the share of non-members at 0
+    (more than 5%), so that a release of new people still reads chance. (Ties elsewhere keep "less
+    than": against a copy every non-member's closeness is 1, its nearest release row being its
+    nearest real row, and "at most" would flag everyone by chance.)"""
     real_z, holdout_z = pair.space("mixed")[0], held.space("mixed")[1]
     n, m = len(real_z), len(holdout_z)
     non_members = held.target_positions("synthetic")  # every holdout row, or its targets
@@ -187,7 +198,7 @@ def closer_than_non_members(pair: Pair, held: Pair, positions, to_release, seed:
     to_holdout = full = nearest_for(held, "real", "synthetic", positions)[0]
     to_real = nearest_for(held, "synthetic", "real", non_members)[0]
     rng = np.random.default_rng(seed)
-    flags = []
+    flags, chance = [], []
     for _ in range(1 if n == m else EQUAL_SIZE_DRAWS):
         if m > n:  # real rows search n holdout rows, as holdout rows search the n real ones
             kept = rng.choice(m, n, replace=False)
@@ -195,10 +206,16 @@ def closer_than_non_members(pair: Pair, held: Pair, positions, to_release, seed:
         elif n > m:
             kept = rng.choice(n, m, replace=False)
             to_real = knn(h, real_z[kept])[0][:, 0]
-        cut = float(np.quantile(_ratio(h_to_release, to_real), NON_MEMBER_LEVEL))
-        flags.append(_ratio(to_release, to_holdout) < cut)
+        theirs, ours = _ratio(h_to_release, to_real), _ratio(to_release, to_holdout)
+        cut = float(np.quantile(theirs, NON_MEMBER_LEVEL))
+        if cut == 0:  # the cut sits on non-members at 0, twins of copied rows
+            flags.append(ours <= cut)
+            chance.append(float((theirs <= cut).mean()))
+        else:
+            flags.append(ours < cut)
+            chance.append(NON_MEMBER_LEVEL)
     flags = np.array(flags)
-    return flags.mean(axis=0) >= 0.5, flags.sum(axis=1), full
+    return flags.mean(axis=0) >= 0.5, flags.sum(axis=1), full, float(np.mean(chance))
 
 
 def row_evidence(
@@ -228,8 +245,9 @@ def row_evidence(
     n = len(real)
     if holdout is not None:
         held = holdout_pair or Pair(pair.side, holdout, seed=pair.seed, name="holdout")
-        closer, counts, to_holdout = closer_than_non_members(pair, held, positions, to_release,
-                                                             pair.seed)  # fmt: skip
+        closer, counts, to_holdout, chance = closer_than_non_members(
+            pair, held, positions, to_release, pair.seed
+        )
         closeness = _ratio(to_release, to_holdout)
         population = recovered(held, positions)
         from_release = guessed & ~gaps & ~population
@@ -238,7 +256,7 @@ def row_evidence(
         twins = twin_share(pair.real)
         held_copied = copied_rows(holdout, release).mean()
         copied_excess, copied_listed = beyond(copied, held_copied)
-        closer_excess, closer_listed = beyond(closer, NON_MEMBER_LEVEL)
+        closer_excess, closer_listed = beyond(closer, chance)
         held_rate = holdout_rate(holdout, release, schema, pair.seed)
         secret = ~gaps  # rows with a secret to recover
         found_excess, found_listed = beyond((guessed & ~gaps)[secret], held_rate)
@@ -248,8 +266,7 @@ def row_evidence(
             + (f"; real rows with a twin in the real table: {twins:.1%}" if twins else "")
             + copied_excess,
             f"closer than a non-member: {closer.sum():,} of {n:,} real rows ({closer.mean():.1%})"
-            f"{spread}; by chance, as a release of new people would: {NON_MEMBER_LEVEL:.0%}"
-            + closer_excess,
+            f"{spread}; by chance, as a release of new people would: {chance:.0%}" + closer_excess,
         ]
         recovered_line = (
             f"sensitive recovered from the release and not from the population: "
