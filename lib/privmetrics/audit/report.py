@@ -243,7 +243,7 @@ def render_html(report: AuditReport, sources: dict[str, str]) -> str:
     top = report.evidence.head(EVIDENCE_SHOWN)
     signals = [c for c in top.columns if not c.startswith(("real: ", "release: "))]
     top_html = (  # what exposes each row; its values and its release row's are in the CSV
-        f"<table><caption>The {len(top)} most exposed of {len(report.evidence)} listed real rows: "
+        f"<table><caption>The {len(top)} most exposed of {len(report.evidence):,} listed real rows: "
         "what exposes each (the rows' values and their nearest release rows' are in the evidence "
         f"file, --evidence)</caption>{top[signals].to_html(index=False, header=True, float_format=lambda v: f'{v:.4f}').split('>', 1)[1]}"
         if len(top) else ""

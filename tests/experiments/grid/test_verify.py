@@ -143,7 +143,10 @@ def test_verify_passes_a_store_that_regenerates_and_fails_one_edited_score(grid,
     report = verify(SMOKE, store=grid, sample=4, progress=False)
     assert len(report) == 4 and set(report.verdict) == {"identical"}
     assert set(report.table) == {"same checksum"} and set(report["made by"]) == {"current code"}
-    assert list(report["within runs"]) == [f"{n} of {n}" for n in report.scores]
+    assert [w.split(" (")[0] for w in report["within runs"]] == [
+        f"{n} of {n}" for n in report.scores
+    ]
+    assert all(w.endswith("(a new draw: 33%)") for w in report["within runs"])  # 2 runs: 1/3
     assert {"real", "privbayes"} <= set(
         grid.cells()
         .set_index(["config", "run"])
@@ -161,9 +164,11 @@ def test_verify_passes_a_store_that_regenerates_and_fails_one_edited_score(grid,
 def test_within_runs_counts_the_scores_inside_the_stored_runs_range():
     """A regenerated table that is not the stored one may still be a draw like the others: the
     count of its scores inside the range of the stored runs, edges included, by hand."""
-    from privmetrics.experiments.grid.verify import machine, within_runs
+    from privmetrics.experiments.grid.verify import draw_share, machine, within_runs
 
-    runs = pd.DataFrame({"metric": ["a", "a", "a", "b", "b"], "score": [0.1, 0.3, 0.2, 0.5, 0.5]})
+    runs = pd.DataFrame({"metric": ["a", "a", "a", "b", "b"], "score": [0.1, 0.3, 0.2, 0.5, 0.5],
+                         "run": [0, 1, 2, 0, 1]})  # fmt: skip
+    assert draw_share(runs) == 0.5 and draw_share(runs[runs.run < 1]) == 0.0
     assert within_runs(pd.Series({"a": 0.3, "b": 0.5}), runs) == 2
     assert within_runs(pd.Series({"a": 0.31, "b": 0.5}), runs) == 1
     assert within_runs(pd.Series({"a": 0.05, "b": 0.49, "c": 0.5}), runs) == 0  # c: no runs
