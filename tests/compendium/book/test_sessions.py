@@ -69,6 +69,9 @@ def test_each_answer_key_names_its_edition_and_shows_the_paper_answer_beside_it(
     notebook = _solution_notebook()
     shipped = {"n": {"1": [{"text/markdown": "the paper's three"}]}}
     answers = answer_keys(notebook, "n", "quick", shipped)
+    import nbformat
+
+    nbformat.validate(nbformat.reads(nbformat.writes(notebook), as_version=4))  # a notebook still
     first, second = notebook.cells[1], notebook.cells[3]
     assert _texts(first)[0].startswith("*Answer key of the `quick` edition")
     assert _texts(first)[1:] == ["three", "*The paper edition's answer, from the shipped paper "

@@ -133,10 +133,11 @@ ANSWERS = "answers-paper.json"
 ANSWER_MIMES = ("text/markdown", "text/html")
 
 
-def _note(text: str) -> dict:
+def _note(text: str, data: dict | None = None) -> dict:
+    """A display output marked as the answer key's own (``data`` instead of ``text``'s Markdown)."""
     import nbformat
 
-    return nbformat.v4.new_output("display_data", data={"text/markdown": text},
+    return nbformat.v4.new_output("display_data", data=data or {"text/markdown": text},
                                   metadata={"answer-key": True})  # fmt: skip
 
 
@@ -169,7 +170,7 @@ def answer_keys(notebook, name: str, edition: str, shipped: dict | None) -> dict
             theirs = (shipped or {}).get(name, {}).get(str(number))
             if theirs:
                 beside = [_note("*The paper edition's answer, from the shipped paper store:*")]
-                beside += [{**_note(""), "data": data} for data in theirs]
+                beside += [_note("", data) for data in theirs]
             else:
                 beside = [_note("*No paper-edition answer is shipped for this exercise yet (`make "
                                 "reproduce PROFILE=paper` records them).*")]  # fmt: skip

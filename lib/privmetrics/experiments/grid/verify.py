@@ -231,11 +231,7 @@ def verify(
                 "table": _table_verdict(cell, record),
                 "made by": made,
                 "within runs": f"{inside} of {len(mine)} (a new draw: {draw_share(runs):.0%})",
-                "verdict": "identical"
-                if same == len(mine)
-                else "within tolerance"
-                if largest <= tolerance
-                else "DIFFERENT",
+                "verdict": _verdict(same, len(mine), largest, tolerance),
                 "seconds": record["cell_seconds"],
             }
         )
@@ -249,6 +245,12 @@ def within_runs(scores: pd.Series, runs: pd.DataFrame, tolerance: float = TOLERA
     span = runs.groupby("metric")["score"].agg(["min", "max"]).reindex(scores.index)
     inside = (scores >= span["min"] - tolerance) & (scores <= span["max"] + tolerance)
     return int(inside.sum())
+
+
+def _verdict(same: int, scores: int, largest: float, tolerance: float) -> str:
+    if same == scores:
+        return "identical"
+    return "within tolerance" if largest <= tolerance else "DIFFERENT"
 
 
 def draw_share(runs: pd.DataFrame) -> float:
