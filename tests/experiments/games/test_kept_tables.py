@@ -70,7 +70,7 @@ def test_verdict_lines_name_the_configurations_behind_each_verdict():
         f"flchain: random targets *{game_analysis.AGREES}*")}  # fmt: skip
 
 
-def test_the_shipped_paper_verdicts_are_todays():
+def test_the_shipped_paper_verdicts_are_todays(monkeypatch):
     """The metric pages read the paper store's verdicts from results/verdicts-paper.json when its
     key is today's store and code; a stale file would make every book compute them again (about
     a CPU-minute): `make reproduce PROFILE=paper` keeps them."""
@@ -87,3 +87,12 @@ def test_the_shipped_paper_verdicts_are_todays():
                                      game_analysis.MISSES, game_analysis.CANNOT_TELL,
                                      game_analysis.TRACKS, game_analysis.DOES_NOT}  # fmt: skip
     assert len(verdicts) == verdicts[["dataset", "kind", "metric"]].drop_duplicates().shape[0]
+    # read, not computed: another edition's headline and the metric pages pay nothing for them
+
+    def computed(*args, **kwargs):
+        raise AssertionError("the kept findings were computed again")
+
+    monkeypatch.setattr(K, "kept_attack_table", computed)
+    attacks, read = K.kept_findings(paper)
+    assert set(attacks.measure) == {"AUC"} and "draws" not in attacks.columns
+    pd.testing.assert_frame_equal(read, verdicts)

@@ -300,23 +300,17 @@ def attack_sentences(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataF
 
 def attack_headline(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFrame) -> str:
     """The block that opens the attacks chapter: this edition's headline from its own tables and,
-    when ``profile.beside_paper``, the shipped paper store's (its games read and summarised here,
-    about a CPU-minute, once per content: :func:`~privmetrics.experiments.games.kept_tables.kept_attack_table`)."""
-    from privmetrics.experiments.games.game_analysis import predictiveness
-    from privmetrics.experiments.games.game_store import GameStore
-    from privmetrics.experiments.games.kept_tables import kept_attack_table
-    from privmetrics.experiments.studies.pategan_study import untrained
+    when ``profile.beside_paper``, the shipped paper store's (its attack table and verdicts as
+    the paper edition's build kept them: :func:`~privmetrics.experiments.games.kept_tables.
+    kept_findings`)."""
+    from privmetrics.experiments.games.kept_tables import kept_findings
 
     blocks = [attack_sentences(profile, attacks, verdicts)]
     for shown in _shown(profile)[1:]:
-        path = results_path(shown)
-        games = GameStore(path, "membership").games(shown) if path.exists() else pd.DataFrame()
-        if games.empty:
+        table, verdicts = kept_findings(shown)
+        if table.empty:
             blocks.append("The paper store holds no attack game yet.")
             continue
-        table = kept_attack_table(games, seed=shown.seed)
-        results = load_results(shown, metrics="paper")
-        verdicts = predictiveness(table, results, seed=shown.seed, untrained=untrained(shown))
         blocks.append(attack_sentences(shown, table, verdicts,
                                        lead="At the paper's scale, from the shipped store"))  # fmt: skip
     return "\n\n".join(blocks)

@@ -85,11 +85,19 @@ def verdicts_key(games: pd.DataFrame, results: pd.DataFrame, profile) -> str:
 
 
 def kept_verdicts(profile, keep: bool = False) -> pd.DataFrame:
-    """Experiment 3's verdicts on ``profile``'s store (:func:`~privmetrics.experiments.games.
-    game_analysis.predictiveness` of the membership games, untrained configurations left out), as
-    the attacks chapter makes them: read from :func:`verdicts_path` when its key is
-    :func:`verdicts_key` of today's store and code, else computed (and written there when
-    ``keep``: the paper edition's build keeps them). Empty when the store holds no game."""
+    """Experiment 3's verdicts on ``profile``'s store (:func:`kept_findings`)."""
+    return kept_findings(profile, keep)[1]
+
+
+def kept_findings(profile, keep: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the membership attack's AUC rows, Experiment 3's verdicts) on ``profile``'s store, as the
+    attacks chapter makes them (:func:`~privmetrics.experiments.games.game_analysis.
+    attack_table` without its bootstrap draws, and :func:`~privmetrics.experiments.games.
+    game_analysis.predictiveness`, untrained configurations left out): read from
+    :func:`verdicts_path` when its key is :func:`verdicts_key` of today's store and code, else
+    computed (and written there when ``keep``: the paper edition's build keeps them, so that
+    another edition's headline and the metric pages read them for nothing). Empty frames when
+    the store holds no game."""
     import json
 
     from privmetrics.experiments.games.game_analysis import predictiveness
@@ -100,14 +108,18 @@ def kept_verdicts(profile, keep: bool = False) -> pd.DataFrame:
     store = results_path(profile)
     games = GameStore(store, "membership").games(profile) if store.exists() else pd.DataFrame()
     if games.empty:
-        return pd.DataFrame()
+        return pd.DataFrame(), pd.DataFrame()
     results = load_results(profile, progress=False)
     key, path = verdicts_key(games, results, profile), verdicts_path(profile)
-    if path.exists() and (kept := json.loads(path.read_text()))["key"] == key:
-        return pd.DataFrame(kept["verdicts"])
+    if path.exists():
+        kept = json.loads(path.read_text())
+        if kept["key"] == key and "attacks" in kept:
+            return pd.DataFrame(kept["attacks"]), pd.DataFrame(kept["verdicts"])
     table = kept_attack_table(games, seed=profile.seed)
     verdicts = predictiveness(table, results, seed=profile.seed, untrained=untrained(profile))
+    attacks = table[table.measure == "AUC"].drop(columns="draws").reset_index(drop=True)
     if keep:
-        records = json.loads(verdicts.to_json(orient="records", double_precision=15))
-        path.write_text(json.dumps({"key": key, "verdicts": records}, indent=0) + "\n")
-    return verdicts
+        found = {name: json.loads(frame.to_json(orient="records", double_precision=15))
+                 for name, frame in (("attacks", attacks), ("verdicts", verdicts))}  # fmt: skip
+        path.write_text(json.dumps({"key": key, **found}, indent=0) + "\n")
+    return attacks, verdicts
