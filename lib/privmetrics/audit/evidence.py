@@ -15,10 +15,10 @@ Three signals per real row, each one a reason a data protection officer would ac
   holdout of any size; a distance of 0 over a distance of 0 (a row with twins in both tables) is
   a tie, as close as a non-member, never closer, and where twins put more than that share of the
   non-members at 0 a real row at 0 counts, beside the share of non-members there. Without a
-  holdout no row is named for closeness: the summary gives the count of rows whose nearest release row is
-  nearer than their nearest other real row beside its expectation under a release of fresh rows,
-  n_release / (n_release + n_real - 1), since among the other rows the nearest is then equally
-  likely to be any. Distances are the metrics' mixed space, fitted on the real table;
+  holdout no row is named for closeness: the summary gives the count of rows whose nearest
+  release row is nearer than their nearest other real row beside its expectation under a
+  release of fresh rows, n_release / (n_release + n_real - 1), since among the other rows the
+  nearest is then equally likely to be any. Distances are the metrics' mixed space, fitted on the real table;
 * **sensitive recovered**: the release row nearest on the key attributes carries the row's exact
   sensitive value (every sensitive attribute; numbers within 1% of the column's range), the
   attacker of Attribute Inference. With a holdout, a value that the holdout row nearest on the

@@ -7,7 +7,12 @@ here" box reads the verdicts made from it. :func:`kept_attack_table` computes it
 content: the key hashes the games it reads (dataset, configuration, kind, target, scores,
 truth), the table's parameters and the code of the modules that compute it, so a new game, a
 new parameter or changed code computes afresh, and nothing stale is read. The tables live in
-``analysis/`` under :func:`~privmetrics.paths.cache_home` (generated, out of git)."""
+``analysis/`` under :func:`~privmetrics.paths.cache_home` (generated, out of git).
+
+:func:`kept_findings` keeps what the book reads of a store's games, the membership AUC rows and
+Experiment 3's verdicts, in ``verdicts-<profile>.json`` beside the store under a key of
+everything they read (:func:`verdicts_key`): the paper edition's build writes the paper store's,
+which ships, and another edition's headline and the metric pages read it while its key holds."""
 
 import hashlib
 import importlib
@@ -31,13 +36,15 @@ def table_key(games: pd.DataFrame, **params) -> str:
     of the code of :data:`COMPUTING`."""
     digest = hashlib.sha256()
     for name in COMPUTING:
-        digest.update(
-            code_digest(Path(importlib.import_module(name).__file__).read_text()).encode()
-        )
+        digest.update(_code(importlib.import_module(name)).encode())
     digest.update(repr(sorted(params.items())).encode())
     shown = games.reindex(columns=READ).astype(str)
     digest.update(pd.util.hash_pandas_object(shown, index=False).to_numpy().tobytes())
     return digest.hexdigest()[:20]
+
+
+def _code(module) -> str:
+    return code_digest(Path(module.__file__).read_text())
 
 
 def kept_attack_table(
@@ -79,7 +86,7 @@ def verdicts_key(games: pd.DataFrame, results: pd.DataFrame, profile) -> str:
     scores = results.reindex(columns=["dataset", "config", "run", "metric", "score"])
     digest.update(pd.util.hash_pandas_object(scores, index=False).to_numpy().tobytes())
     digest.update(repr(profile).encode())
-    digest.update(code_digest(Path(pategan_study.__file__).read_text()).encode())
+    digest.update(_code(pategan_study).encode())
     digest.update(code_fingerprint("pategan").encode())
     return digest.hexdigest()[:20]
 
