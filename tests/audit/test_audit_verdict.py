@@ -516,7 +516,7 @@ def test_list_counts_what_metrics_all_runs(capsys):
 
 
 def test_the_cost_estimate_is_said_as_a_range_and_adds_up_over_tables(texas):
-    from privmetrics.audit.cost import estimate, probe, say
+    from privmetrics.audit.cost import Table, estimate, probe, say
     from privmetrics.geometry.real_side import RealSide
     from privmetrics.metrics import select
 
@@ -527,15 +527,62 @@ def test_the_cost_estimate_is_said_as_a_range_and_adds_up_over_tables(texas):
     specs = select(["DCR", "Authenticity", "NNDR"])
     side = quiet(RealSide, real, schema)
     costs = quiet(probe, side, shuffled, specs, 0)
-    assert costs.own_per_row > 0 and costs.sample[1] > 0
-    assert quiet(probe, side, shuffled, select(["DCR"]), 0).own_per_row == 0
-    one = costs.seconds([(300, 300, False)])
-    bigger = costs.seconds([(300, 300, False), (30_000, 30_000, False)])
+    assert costs.own > 0 and costs.cross > 0 and costs.sample[1] > 0
+    assert costs.directions == 1  # DCR and Authenticity search from the real rows only
+    assert quiet(probe, side, shuffled, select(["DCR"]), 0).own == 0
+    one = costs.seconds([Table(300, 300)])
+    bigger = costs.seconds([Table(300, 300), Table(30_000, 30_000)])
     assert 0 < one < bigger
+    n = costs.rows[0]
     # a table that takes the real side's searches from an earlier one costs less, by just them
-    shared = costs.seconds([(300, 300, False), (30_000, 30_000, True)])
-    assert bigger - shared == pytest.approx(costs.own_per_row * 30_000)
-    assert 0 < quiet(estimate, side, shuffled, specs, 0, [(300, 300, False)])
+    # (a full table's pass over the real rows visits each pair once)
+    shared = costs.seconds([Table(300, 300), Table(30_000, 30_000, own_search=False)])
+    assert bigger - shared == pytest.approx(costs.own * 30_000 * n / 2)
+    # a copy needs no search between the tables; a sampled pair searches each direction apart
+    copy = costs.seconds([Table(30_000, 30_000, own_search=False, copy=True)])
+    assert costs.seconds([Table(30_000, 30_000, own_search=False)]) - copy == pytest.approx(
+        costs.cross * 30_000**2
+    )
+    sampled = costs.seconds([Table(1_000, 30_000, sampled=True)])
+    assert sampled == pytest.approx(
+        costs.seconds([Table(1_000, 30_000, own_search=False)])
+        + costs.own * 1_000 * n
+        + costs.cross * 1_000 * 30_000 * (costs.directions - 1)
+    )
+    assert 0 < quiet(estimate, side, shuffled, specs, 0, [Table(300, 300)])
+
+
+def test_recovery_searched_for_some_rows_equals_the_full_search_there(texas):
+    """The evidence searches the holdout only for the rows recovered from the release: the same
+    answers as the full search on those rows, False elsewhere."""
+    from privmetrics.audit.evidence import recovered
+    from privmetrics.geometry.pair import Pair
+
+    real, holdout, _, perturbed, schema = texas
+    held = quiet(Pair, real, holdout, schema)
+    positions = np.arange(len(real))
+    among = quiet(recovered, quiet(Pair, real, perturbed, schema), positions)
+    assert 0 < among.sum() < len(real)
+    full = recovered(held, positions)
+    assert (full & among).any() and (full & ~among).any()  # else the comparison could not fail
+    np.testing.assert_array_equal(recovered(held, positions, among=among), full & among)
+
+
+def test_the_estimate_reads_how_each_reference_searches(texas):
+    """Real is a copy (no search between the tables), only the first table pays the real rows'
+    own search, and with target rows every pair is sampled."""
+    from privmetrics.audit.references import reference_pairs, table_size
+    from privmetrics.geometry.real_side import RealSide
+
+    real, _, _, _, schema = texas
+    side = quiet(RealSide, real, schema)
+    pairs = quiet(reference_pairs, side, None, 0, None, 1, True)
+    first, copy = table_size(pairs["Random 1"], True), table_size(pairs["Real"], False)
+    assert (first.own_search, first.copy, first.sampled) == (True, False, False)
+    assert (copy.own_search, copy.copy, copy.scored) == (False, True, len(real))
+    sampled = quiet(reference_pairs, side, None, 0, 50, 1, True)
+    assert table_size(sampled["Real"], False)[:3] == (50, len(real), True)
+    assert not table_size(sampled["Real"], False).copy  # a sampled pair searches even a copy
 
 
 def test_a_large_audit_says_its_cost_before_it_starts(texas, monkeypatch, capsys):

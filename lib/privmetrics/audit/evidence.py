@@ -108,15 +108,21 @@ def excess_nearness(pair: Pair) -> float:
     return float(low) - chance
 
 
-def recovered(pair: Pair, positions: np.ndarray) -> np.ndarray:
+def recovered(pair: Pair, positions: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
     """For the real rows at ``positions`` of ``pair.real``, whether the release row nearest on the
     key attributes carries the row's sensitive values (all of them); False when the schema names
-    none."""
+    none. ``among``: a mask over ``positions``; only those rows are searched (the others read
+    False), which is what a second search needs when only the rows the first found matter."""
     schema = pair.schema
     if not schema.key or not schema.sensitive:
         return np.zeros(len(positions), dtype=bool)
-    nearest = nearest_for(pair, "real", "synthetic", positions, "keys")[1]
-    truth, guess = pair.real.iloc[positions], pair.synthetic.iloc[nearest]
+    if among is None:
+        rows, nearest = positions, nearest_for(pair, "real", "synthetic", positions, "keys")[1]
+    else:  # the same exact search (ties to the lower index), on the rows asked for alone
+        rows = positions[among]
+        real_keys, synthetic_keys = pair.space("keys")
+        nearest = knn(real_keys[rows], synthetic_keys)[1][:, 0] if len(rows) else rows
+    truth, guess = pair.real.iloc[rows], pair.synthetic.iloc[nearest]
     hit = np.ones(len(truth), dtype=bool)
     for col in schema.sensitive:
         t, g = truth[col].to_numpy(), guess[col].to_numpy()
@@ -125,7 +131,11 @@ def recovered(pair: Pair, positions: np.ndarray) -> np.ndarray:
             hit &= np.abs(t.astype(float) - g.astype(float)) <= NUMERIC_MATCH * span
         else:
             hit &= t.astype(str) == g.astype(str)
-    return hit
+    if among is None:
+        return hit
+    found = np.zeros(len(positions), dtype=bool)
+    found[among] = hit
+    return found
 
 
 def missing_secret(frame: pd.DataFrame, sensitive) -> np.ndarray:
@@ -249,7 +259,9 @@ def row_evidence(
             pair, held, positions, to_release, pair.seed
         )
         closeness = _ratio(to_release, to_holdout)
-        population = recovered(held, positions)
+        # recovered from the population too (the nearest holdout row on the keys carries it):
+        # only the rows recovered from the release can count, so only they are searched
+        population = recovered(held, positions, among=guessed & ~gaps)
         from_release = guessed & ~gaps & ~population
         spread = (f" (equal-size draws: {counts.min():,} to {counts.max():,})"
                   if len(counts) > 1 else "")  # fmt: skip

@@ -218,12 +218,18 @@ def work_line(pairs: dict, todo: list[str], runnable, rows: int) -> str:
     return line
 
 
-def table_size(reference: Reference, first: bool) -> tuple[int, int, bool]:
-    """(real rows scored, rows each is searched against, whether it takes the real side's searches
-    from the first table, as :func:`score_all` shares them), for the cost estimate."""
+def table_size(reference: Reference, first: bool):
+    """How ``reference`` will be scored, for the cost estimate
+    (:class:`~privmetrics.audit.cost.Table`): its real rows scored, the rows each is searched
+    against, whether its pair is sampled, whether it pays the real rows' own search (the first
+    table does; a sampled Random draw has target rows of its own), and whether it is a copy."""
+    from privmetrics.audit.cost import Table
+
     pair = reference.scored
-    return (
-        len(pair.target_positions("real")),
-        len(pair.synthetic),
-        not first and reference.sampled is None,
+    return Table(
+        scored=len(pair.target_positions("real")),
+        searched=len(pair.synthetic),
+        sampled=pair.sampled,
+        own_search=first or reference.sampled is not None,
+        copy=not pair.sampled and pair.is_copy,
     )
