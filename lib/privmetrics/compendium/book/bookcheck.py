@@ -293,7 +293,7 @@ def _open(html: Path, browser: str, budget_ms: int, offline: list[str] | None):
         return done, _page_requests(netlog)
 
 
-def check_book(html_dir: Path, browser: str | None = None) -> list[PageCheck]:
+def book_pages(html_dir: Path) -> list[Path]:
     """Every HTML page of a built book (search and index pages included), in path order."""
     html_dir = Path(html_dir)
     pages = sorted(
@@ -302,6 +302,34 @@ def check_book(html_dir: Path, browser: str | None = None) -> list[PageCheck]:
     )  # fmt: skip
     if not pages:
         raise FileNotFoundError(f"no HTML pages under {html_dir}: build the book first")
+    return pages
+
+
+def one_of_each_kind(pages: list[Path], per_folder: int = 3) -> list[Path]:
+    """The pages a quicker check opens: every page of the book's own folders (hand-written) and,
+    of a generated folder whose pages come from one template, the first ``per_folder`` pages
+    with formulas and the first ``per_folder`` without (the test suite's check; ``make
+    reproduce`` opens every page)."""
+    chosen = []
+    by_folder: dict[Path, list[Path]] = {}
+    for page in pages:
+        by_folder.setdefault(page.parent, []).append(page)
+    for folder, members in by_folder.items():
+        if "generated" not in folder.parts:
+            chosen += members
+            continue
+        texts = {p: bool(_MATH.search(p.read_text(errors="replace"))) for p in members}
+        chosen += [p for p in members if texts[p]][:per_folder]
+        chosen += [p for p in members if not texts[p]][:per_folder]
+    return sorted(chosen)
+
+
+def check_book(
+    html_dir: Path, browser: str | None = None, pages: list[Path] | None = None
+) -> list[PageCheck]:
+    """Every HTML page of a built book (:func:`book_pages`), or the ``pages`` given, in path
+    order."""
+    pages = sorted(pages) if pages is not None else book_pages(html_dir)
     browser = browser or find_browser()
     offline = _offline_prefix()
     return [check_page(page, browser, offline=offline) for page in pages]
