@@ -96,3 +96,33 @@ def test_the_shipped_paper_verdicts_are_todays(monkeypatch):
     attacks, read = K.kept_findings(paper)
     assert set(attacks.measure) == {"AUC"} and "draws" not in attacks.columns
     pd.testing.assert_frame_equal(read, verdicts)
+
+
+def test_the_shipped_paper_ladder_curves_are_todays_and_read_not_computed(monkeypatch, tmp_path):
+    """The quick edition's attacks chapter shows the paper store's ladder from
+    results/ladder-paper.json while its key is today's games and code (a stale file makes every
+    quick book compute them again); with the key changed they are computed, and kept only when
+    asked."""
+    from privmetrics.compendium.book.chapter import setup
+    from privmetrics.experiments.games import ladder
+
+    quick = setup("quick")  # it shows the paper store's ladder, as its attacks chapter does
+    (membership, paper), (release, _) = quick.ladder_games(), quick.ladder_games("release")
+    assert paper.name == "paper" and len(membership) and len(release)
+
+    def computed(*args, **kwargs):
+        raise AssertionError(
+            "the kept curves were computed again: run make reproduce PROFILE=paper"
+        )
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ladder, "power_curves", computed)
+        curves = K.kept_power_curves(membership, release, paper)
+    assert list(curves.columns) == ladder.CURVE and curves.found.any()
+    # another content is computed, and written only with keep
+    monkeypatch.setattr(K, "ladder_path", lambda profile: tmp_path / "ladder.json")
+    monkeypatch.setattr(ladder, "power_curves", lambda m, r: curves.head(3))
+    assert len(K.kept_power_curves(membership.head(50), release, paper)) == 3
+    assert not (tmp_path / "ladder.json").exists()
+    K.kept_power_curves(membership.head(50), release, paper, keep=True)
+    assert len(K.kept_power_curves(membership.head(50), release, paper)) == 3

@@ -357,14 +357,17 @@ def ladder_section(chapter) -> list:
     from IPython.display import Markdown
 
     from privmetrics.compendium.book.plots import captioned
-    from privmetrics.experiments.games.ladder import power_curves, power_findings
+    from privmetrics.experiments.games.kept_tables import kept_power_curves
+    from privmetrics.experiments.games.ladder import power_findings
     from privmetrics.experiments.paper.figures import power_curve
 
     games, profile = chapter.ladder_games()
     if games.empty:
         return [Markdown("This edition plays no leakage ladder, and no shipped store beside it "
                          "holds one.")]  # fmt: skip
-    curves = power_curves(games, chapter.ladder_games("release")[0])
+    # the paper store's curves ship (kept_tables); the paper edition's build keeps them
+    keep = profile.name == "paper" and profile is chapter.profile
+    curves = kept_power_curves(games, chapter.ladder_games("release")[0], profile, keep)
     edition = "this edition's" if profile is chapter.profile else "the shipped paper store's"
     said = (f"From {edition} ladder ({profile.game_train_rows} training rows, "
             f"{profile.game_releases} evaluation releases, {profile.game_targets} targets of each "

@@ -130,3 +130,39 @@ def kept_findings(profile, keep: bool = False) -> tuple[pd.DataFrame, pd.DataFra
                  for name, frame in (("attacks", attacks), ("verdicts", verdicts))}  # fmt: skip
         path.write_text(json.dumps({"key": key, **found}, indent=0) + "\n")
     return attacks, verdicts
+
+
+def ladder_path(profile) -> Path:
+    """Where a profile's ladder power curves are kept: ``ladder-<profile>.json`` beside its
+    results store (the paper store's ships, as its verdicts do)."""
+    return verdicts_path(profile).with_name(f"ladder-{profile.name}.json")
+
+
+def kept_power_curves(
+    membership: pd.DataFrame, release: pd.DataFrame, profile, keep: bool = False
+) -> pd.DataFrame:
+    """:func:`~privmetrics.experiments.games.ladder.power_curves` of the ladder's ``membership``
+    and ``release`` games, read from :func:`ladder_path` when its key (the games' content with
+    their parameters, which give the doses, and the code of the ladder and of
+    :data:`COMPUTING`) is today's, else computed (and written there when ``keep``: the paper
+    edition's attacks chapter keeps them, so that the quick edition, which shows the paper
+    store's ladder, does not pay its permutation tests: about 16 CPU-s)."""
+    import json
+
+    from privmetrics.experiments.games import ladder
+
+    digest = hashlib.sha256(_code(ladder).encode())
+    for games in (membership, release):
+        digest.update(table_key(games).encode())
+        params = games.reindex(columns=["params"]).astype(str)
+        digest.update(pd.util.hash_pandas_object(params, index=False).to_numpy().tobytes())
+    key, path = digest.hexdigest()[:20], ladder_path(profile)
+    if path.exists():
+        kept = json.loads(path.read_text())
+        if kept["key"] == key:
+            return pd.DataFrame(kept["curves"], columns=ladder.CURVE)
+    curves = ladder.power_curves(membership, release)
+    if keep:
+        found = json.loads(curves.to_json(orient="records", double_precision=15))
+        path.write_text(json.dumps({"key": key, "curves": found}, indent=0) + "\n")
+    return curves
