@@ -117,3 +117,19 @@ def test_p_privacy_is_one_when_one_clique_holds_every_attribute():
     assert compute("PPrivacy", real, real, schema) == pytest.approx(1 / 3)  # xi = 10 of |O| = 30
     independent = real.assign(b=np.random.default_rng(3).permutation(real.b.to_numpy()))
     assert compute("PPrivacy", real, independent, schema) < 0.05
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_row_codes_are_equal_exactly_for_equal_rows(wide):
+    """p-privacy's membership test numbers rows column by column; with more distinct values than
+    an int64 can number (``wide``: 40 columns of 10 values) it falls back to whole rows."""
+    from privmetrics.disclosure.notions import row_codes
+
+    rng = np.random.default_rng(0)
+    table = rng.integers(0, 10, (500, 40 if wide else 4)).astype(float)
+    table[250:] = table[rng.integers(0, 250, 250)]  # every later row repeats an earlier one
+    codes = row_codes(table)
+    same_code = codes[:, None] == codes[None, :]
+    same_row = (table[:, None, :] == table[None, :, :]).all(axis=2)
+    np.testing.assert_array_equal(same_code, same_row)
+    assert len(np.unique(codes)) == len(np.unique(table, axis=0)) < len(table)

@@ -177,6 +177,23 @@ def dependency_cliques(frame: np.ndarray, tau: float = 0.9) -> list[list[int]]:
     return [list(np.flatnonzero(labels == k)) for k in range(labels.max() + 1)]
 
 
+def row_codes(table: np.ndarray) -> np.ndarray:
+    """One integer per row of ``table``, equal for equal rows and different for different ones:
+    each column's values numbered in order, read as the digits of a mixed-radix number (a
+    column-wise ``np.unique``, much cheaper than one over whole rows, which sorts the rows as
+    byte strings: 0.22 s of p-privacy's 0.23 s on 100,000 candidates). When the product of the
+    columns' distinct counts would overflow an int64, the rows' own ``np.unique`` numbers them."""
+    codes = np.zeros(len(table), dtype=np.int64)
+    radix = 1
+    for column in table.T:
+        values, digits = np.unique(column, return_inverse=True)
+        radix *= max(len(values), 1)
+        if radix >= 2**62:
+            return np.unique(table, axis=0, return_inverse=True)[1].ravel()
+        codes = codes * len(values) + digits.ravel()
+    return codes
+
+
 def p_privacy(
     original: np.ndarray,
     synthetic: np.ndarray,
@@ -203,8 +220,7 @@ def p_privacy(
     for clique, values in zip(cliques, picks, strict=True):
         candidates[:, clique] = values
     # one integer per distinct row over both tables, then a vectorised membership test
-    _, codes = np.unique(np.vstack([original, candidates]), axis=0, return_inverse=True)
-    codes = codes.ravel()
+    codes = row_codes(np.vstack([original, candidates]))
     hits = int(np.isin(codes[len(original) :], codes[: len(original)]).sum())
     xi = hits * total / count  # the estimate of xi over all of F
     p = (xi / total) * (xi / len(original))
