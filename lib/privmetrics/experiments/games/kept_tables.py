@@ -16,6 +16,7 @@ which ships, and another edition's headline and the metric pages read it while i
 
 import hashlib
 import importlib
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -105,8 +106,6 @@ def kept_findings(profile, keep: bool = False) -> tuple[pd.DataFrame, pd.DataFra
     computed (and written there when ``keep``: the paper edition's build keeps them, so that
     another edition's headline and the metric pages read them for nothing). Empty frames when
     the store holds no game."""
-    import json
-
     from privmetrics.experiments.games.game_analysis import predictiveness
     from privmetrics.experiments.games.game_store import GameStore
     from privmetrics.experiments.grid.runner import load_results, results_path
@@ -118,18 +117,33 @@ def kept_findings(profile, keep: bool = False) -> tuple[pd.DataFrame, pd.DataFra
         return pd.DataFrame(), pd.DataFrame()
     results = load_results(profile, progress=False)
     key, path = verdicts_key(games, results, profile), verdicts_path(profile)
-    if path.exists():
-        kept = json.loads(path.read_text())
-        if kept["key"] == key and "attacks" in kept:
-            return pd.DataFrame(kept["attacks"]), pd.DataFrame(kept["verdicts"])
+    kept = _read_kept(path, key, ("attacks", "verdicts"))
+    if kept is not None:
+        return kept["attacks"], kept["verdicts"]
     table = kept_attack_table(games, seed=profile.seed)
     verdicts = predictiveness(table, results, seed=profile.seed, untrained=untrained(profile))
     attacks = table[table.measure == "AUC"].drop(columns="draws").reset_index(drop=True)
     if keep:
-        found = {name: json.loads(frame.to_json(orient="records", double_precision=15))
-                 for name, frame in (("attacks", attacks), ("verdicts", verdicts))}  # fmt: skip
-        path.write_text(json.dumps({"key": key, **found}, indent=0) + "\n")
+        _write_kept(path, key, {"attacks": attacks, "verdicts": verdicts})
     return attacks, verdicts
+
+
+def _read_kept(path: Path, key: str, names: tuple[str, ...]) -> dict[str, pd.DataFrame] | None:
+    """The frames ``names`` kept in the JSON file ``path`` under ``key``; None when the file is
+    absent, holds another key or lacks one of them."""
+    if not path.exists():
+        return None
+    kept = json.loads(path.read_text())
+    if kept["key"] != key or any(name not in kept for name in names):
+        return None
+    return {name: pd.DataFrame(kept[name]) for name in names}
+
+
+def _write_kept(path: Path, key: str, frames: dict[str, pd.DataFrame]) -> None:
+    """``frames`` kept in the JSON file ``path`` under ``key`` (records, 15 significant digits)."""
+    found = {name: json.loads(frame.to_json(orient="records", double_precision=15))
+             for name, frame in frames.items()}  # fmt: skip
+    path.write_text(json.dumps({"key": key, **found}, indent=0) + "\n")
 
 
 def ladder_path(profile) -> Path:
@@ -147,8 +161,6 @@ def kept_power_curves(
     :data:`COMPUTING`) is today's, else computed (and written there when ``keep``: the paper
     edition's attacks chapter keeps them, so that the quick edition, which shows the paper
     store's ladder, does not pay its permutation tests: about 16 CPU-s)."""
-    import json
-
     from privmetrics.experiments.games import ladder
 
     digest = hashlib.sha256(_code(ladder).encode())
@@ -157,12 +169,10 @@ def kept_power_curves(
         params = games.reindex(columns=["params"]).astype(str)
         digest.update(pd.util.hash_pandas_object(params, index=False).to_numpy().tobytes())
     key, path = digest.hexdigest()[:20], ladder_path(profile)
-    if path.exists():
-        kept = json.loads(path.read_text())
-        if kept["key"] == key:
-            return pd.DataFrame(kept["curves"], columns=ladder.CURVE)
+    kept = _read_kept(path, key, ("curves",))
+    if kept is not None:
+        return kept["curves"].reindex(columns=ladder.CURVE)
     curves = ladder.power_curves(membership, release)
     if keep:
-        found = json.loads(curves.to_json(orient="records", double_precision=15))
-        path.write_text(json.dumps({"key": key, "curves": found}, indent=0) + "\n")
+        _write_kept(path, key, {"curves": curves})
     return curves
