@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.neighbors import KDTree
 
-from privmetrics.threads import thread_budget
+from privmetrics.threads import controller, thread_budget
 
 BATCH_BYTES = 128 * 2**20  # memory of one query batch's float64 block (farthest_distance)
 TILE_ROWS = 512  # query rows per block of the nearest-neighbour scan
@@ -373,15 +373,13 @@ def in_parallel(work, starts, threads: int | None = None) -> None:
     ``threads`` gives it instead, for a caller that caps the pools itself around the call."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from threadpoolctl import threadpool_limits
-
     starts = list(starts)
     workers = min(thread_budget() if threads is None else threads, len(starts))
     if workers <= 1:
         for start in starts:
             work(start)
         return
-    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+    with controller().limit(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
         list(pool.map(work, starts))
 
 
