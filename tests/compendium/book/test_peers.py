@@ -30,7 +30,7 @@ DEMOGRAPHIC = ["SEX_CODE", "PAT_AGE", "RACE", "ETHNICITY", "PAT_STATE"]
 @pytest.fixture(scope="module")
 def results():
     """Every comparison on every reference pair, with the full key and the demographic key."""
-    real, schema = load_dataset("texas", n=300, seed=0)
+    real, schema = load_dataset("texas", n=200, seed=0)
     release = make_synthesiser("privbayes", epsilon=1.0, seed=0).fit_sample(real, schema)
     keys = {"full key": None, "demographic key": DEMOGRAPHIC}
     every = crosscheck_all(real, release, schema, keys)
@@ -61,7 +61,7 @@ def test_where_definitions_coincide_the_numbers_agree(results):
 
 
 def test_an_unseen_category_parts_the_nnaa_definitions(results):
-    """The release draws categories from the declared domain that the 300 real rows lack: ours
+    """The release draws categories from the declared domain that the 200 real rows lack: ours
     counts such a category as half a mismatch, SynthEval's Gower as a full one."""
     row = results["full key", "release"].loc["NNAA (categorical columns) vs SynthEval nnaa"]
     assert not row.coincide and abs(row.ours_value - row.peer_value) > TOLERANCE
