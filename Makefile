@@ -10,13 +10,18 @@ LOG     := $(VENV)/install.log
 
 setup: $(STAMP)
 
+# pip installs without compiling every module to bytecode (torch alone has thousands; 66 s -> 25 s
+# of installing here): Python compiles what is imported, once, on its first import. That needs
+# bytecode writing on, which some machines turn off for every process.
+unexport PYTHONDONTWRITEBYTECODE
+
 # torch first, pinned, so that sdv does not pull a multi-GB CUDA build.
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo "installing into $(VENV) (log: $(LOG)) ..."
 	@( $(PY) -m pip install --upgrade pip \
-	   && $(PY) -m pip install torch==2.13.0 \
-	   && $(PY) -m pip install -e ".[book,test,crosscheck,distributed,dp]" ) > $(LOG) 2>&1 \
+	   && $(PY) -m pip install --no-compile torch==2.13.0 \
+	   && $(PY) -m pip install --no-compile -e ".[book,test,crosscheck,distributed,dp]" ) > $(LOG) 2>&1 \
 	   || (tail -30 $(LOG); echo "installation failed, see $(LOG)"; exit 1)
 	@rm -f $(VENV)/.installed-*
 	@touch $@
@@ -38,7 +43,7 @@ anonymeter: $(ANONYMETER)/.installed
 
 $(ANONYMETER)/.installed:
 	@echo "installing anonymeter 1.1.0 into $(ANONYMETER) (its own numpy) ..."
-	@( $(PYTHON) -m venv $(ANONYMETER) && $(ANONYMETER)/bin/python -m pip install -q "anonymeter==1.1.0" \
+	@( $(PYTHON) -m venv $(ANONYMETER) && $(ANONYMETER)/bin/python -m pip install -q --no-compile "anonymeter==1.1.0" \
 	   > $(ANONYMETER)-install.log 2>&1 && touch $@ ) \
 	 || echo "anonymeter could not be installed (see $(ANONYMETER)-install.log): its cross-check will be skipped"
 
