@@ -39,6 +39,14 @@ def local(tmp_path_factory):
     return smoke_grid(root / "r.sqlite", root / "cache").results().set_index(KEY).score
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    """Two local Dask workers shared by the tests that do not kill one (starting a pair costs
+    their imports, several CPU-seconds)."""
+    with dask_client(local_workers=2) as client:
+        yield client
+
+
 def scores(store):
     results = store.results()
     assert not results.duplicated(KEY).any()
@@ -46,10 +54,9 @@ def scores(store):
 
 
 @pytest.mark.slow
-def test_a_local_cluster_fills_the_same_store_as_the_local_runner(local, tmp_path):
-    with dask_client(local_workers=2) as client:
-        assert len(client.scheduler_info()["workers"]) == 2
-        store = smoke_grid(tmp_path / "r.sqlite", tmp_path / "cache", client)
+def test_a_local_cluster_fills_the_same_store_as_the_local_runner(local, cluster, tmp_path):
+    assert len(cluster.scheduler_info()["workers"]) == 2
+    store = smoke_grid(tmp_path / "r.sqlite", tmp_path / "cache", cluster)
     assert store.count("cells") == CELLS
     ours = scores(store)
     assert len(ours) == len(local) and (ours.sort_index() == local.sort_index()).all()
@@ -96,7 +103,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_local_cluster_plays_the_same_games_as_the_local_runner(tmp_path):
+def test_a_local_cluster_plays_the_same_games_as_the_local_runner(cluster, tmp_path):
     """Experiment 3's plays on two Dask workers: the same games of both kinds, value for value,
     as the local runner's (the driver alone writes the store)."""
     import pandas as pd
@@ -111,8 +118,7 @@ def test_a_local_cluster_plays_the_same_games_as_the_local_runner(tmp_path):
         if where == "local":
             G.run_games(SMOKE, store=GameStore(path), n_jobs=2, **kw)
         else:
-            with dask_client(local_workers=2) as client:
-                G.run_games(SMOKE, store=GameStore(path), client=client, **kw)
+            G.run_games(SMOKE, store=GameStore(path), client=cluster, **kw)
         played[where] = {g: GameStore(path, g).games(SMOKE) for g in TABLES}
     columns = ["dataset", "config", "kind", "target", "scores", "truth", "ingredients", "design"]
     for game in TABLES:
