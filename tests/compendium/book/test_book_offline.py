@@ -17,6 +17,8 @@ from privmetrics.compendium.book.bookcheck import (
 from privmetrics.compendium.book.reproduce import build_book, stage_unexecuted
 from privmetrics.experiments.profiles import get_profile
 
+pytestmark = pytest.mark.slow  # builds the book twice and opens pages in a browser
+
 
 @pytest.fixture(scope="module")
 def browser():
