@@ -71,11 +71,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in FAST_FILES and "slow" not in item.keywords:
             item.add_marker(pytest.mark.fast)
-    # Files holding a slow test (notebooks, networks, clusters) run first and the many short
-    # tests fill in after them: a long test drawn last keeps one worker busy while the other has
-    # nothing left to do. Each file stays in one piece, so its module fixtures are made once.
-    slow_files = {item.path for item in items if "slow" in item.keywords}
-    items.sort(key=lambda item: item.path not in slow_files)  # stable: order kept within each
 
 
 @pytest.fixture
