@@ -57,10 +57,12 @@ book-student: setup
 	$(PY) -m privmetrics book --profile $(PROFILE) --edition student \
 	  $(if $(wildcard book/generated/own_data.ipynb),--skip-notebooks)
 
+# --dist worksteal: a worker that runs out takes half of the other's queue (570 s against 624 s
+# with xdist's default plan, the same tests)
 test: setup browser anonymeter
 	$(PY) -m ruff check lib tests
 	$(PY) -m ruff format --check lib tests
-	$(PY) -m pytest -n 2 --durations=10
+	$(PY) -m pytest -n 2 --dist worksteal --durations=10
 
 # the quick subset for day-to-day work (tests marked fast in tests/conftest.py), under a minute
 test-fast: setup
