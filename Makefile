@@ -47,7 +47,7 @@ $(ANONYMETER)/.installed:
 	   > $(ANONYMETER)-install.log 2>&1 && touch $@ ) \
 	 || echo "anonymeter could not be installed (see $(ANONYMETER)-install.log): its cross-check will be skipped"
 
-reproduce: setup
+reproduce: setup anonymeter
 	$(PY) -m privmetrics book --profile $(PROFILE) \
 	  $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(LOCAL_CLUSTER),--local-cluster $(LOCAL_CLUSTER))
 
