@@ -1,5 +1,5 @@
 """``privmetrics games``: play Experiment 3's missing attack games of a profile and read the
-metrics on its leakage ladder (resumable, locally or on a Dask cluster, like ``privmetrics run``
+metrics on its leakage ladder and on the configurations at the games' scale (resumable, locally or on a Dask cluster, like ``privmetrics run``
 for the grid)."""
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ def run(args) -> int:
     from privmetrics.experiments.cluster import cluster_client
     from privmetrics.experiments.games.game_store import GameStore
     from privmetrics.experiments.games.play import run_games
+    from privmetrics.experiments.games.scale_readings import scale_readings
     from privmetrics.experiments.games.sensitivity import ladder_readings
     from privmetrics.experiments.grid.runner import results_path
 
@@ -43,6 +44,9 @@ def run(args) -> int:
         )
         readings = ladder_readings(args.profile, datasets=args.datasets, path=store.path,
                                    n_jobs=args.jobs, client=client)  # fmt: skip
+        scaled = scale_readings(args.profile, datasets=args.datasets, path=store.path,
+                                n_jobs=args.jobs, client=client)  # fmt: skip
     print(f"{len(games)} membership games, and their attribute games, in {store.path}")
     print(f"{len(readings)} readings of the metrics on the leakage ladder in {store.path}")
+    print(f"{len(scaled)} readings of the configurations at the games' scale in {store.path}")
     return 0

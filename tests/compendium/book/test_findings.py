@@ -10,6 +10,7 @@ from privmetrics.experiments.grid.runner import load_results
 from privmetrics.experiments.paper import analysis
 from privmetrics.experiments.paper import published as paper
 from privmetrics.experiments.profiles import get_profile
+from privmetrics.metrics import select
 
 
 def test_the_paper_stores_sentences_state_the_analysis_numbers():
@@ -152,7 +153,7 @@ def test_the_ladder_section_reads_the_shipped_paper_store_beside_the_quick_editi
     shipped paper store's, its findings generated and one captioned figure per dataset; an
     edition without the paper beside it says it has none."""
     from privmetrics.compendium.book.chapter import Chapter
-    from privmetrics.compendium.book.findings import ladder_section
+    from privmetrics.compendium.book.known_leaks import ladder_section
 
     shown = ladder_section(Chapter(get_profile("quick"), ["texas"]))
     assert len(shown) == 2
@@ -162,6 +163,31 @@ def test_the_ladder_section_reads_the_shipped_paper_store_beside_the_quick_editi
     assert "The leakage ladder on texas" in shown[1].data
     alone = ladder_section(Chapter(get_profile("smoke"), ["texas"]))
     assert len(alone) == 1 and "plays no leakage ladder" in alone[0].data
+
+
+PAPER21 = [m.name for m in select("paper")]
+
+
+def test_the_calibrated_verdicts_section_reads_the_shipped_paper_store_beside_the_quick_edition():
+    """The quick edition shows the paper store's calibrated verdicts: per dataset, the counts
+    before and after calibration (generated from the kept verdicts, which agree with them) and
+    a table of every metric; an edition without the paper beside it says it has none."""
+    from privmetrics.compendium.book.chapter import Chapter
+    from privmetrics.compendium.book.known_leaks import calibrated_section
+    from privmetrics.experiments.games.game_findings import counted_verdicts
+    from privmetrics.experiments.games.kept_tables import kept_calibrated
+
+    shown = calibrated_section(Chapter(get_profile("quick"), ["texas"]))
+    said = shown[0].data
+    assert said.startswith("From the shipped paper store:")
+    after = kept_calibrated(get_profile("paper"))
+    texas = after[(after.dataset == "texas") & after.metric.isin(PAPER21)]
+    assert f"On texas, of the paper's metrics' {len(texas)} verdicts" in said
+    assert f"calibrated {counted_verdicts(texas.verdict)}." in said
+    assert "verdicts calibrated on the leakage ladder" in shown[1].caption
+    assert set(PAPER21) <= set(shown[1].table.index) and len(shown[1].table.columns) == 6
+    alone = calibrated_section(Chapter(get_profile("smoke"), ["texas"]))
+    assert len(alone) == 1 and "uncalibrated" in alone[0].data
 
 
 def test_the_introductions_headline_counts_the_verdicts_of_every_result():

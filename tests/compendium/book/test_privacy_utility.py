@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from privmetrics.compendium.book.privacy_utility import compare_at_epsilon, privacy_utility
+from privmetrics.compendium.book.plots import compare_at_epsilon, privacy_utility
 
 CELLS = [  # technique, config, epsilon, two-way TVD per run
     ("aim", "AIM ε=1", 1.0, [0.07, 0.09]),

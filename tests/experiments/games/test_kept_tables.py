@@ -74,14 +74,23 @@ def test_the_shipped_paper_verdicts_are_todays(monkeypatch):
     """The metric pages read the paper store's verdicts from results/verdicts-paper.json when its
     key is today's store and code; a stale file would make every book compute them again (about
     a CPU-minute): `make reproduce PROFILE=paper` keeps them."""
+    from privmetrics.experiments.games.calibration import load_calibration
     from privmetrics.experiments.games.game_store import GameStore
     from privmetrics.experiments.grid.runner import load_results, results_path
 
     paper = get_profile("paper")
     shipped = json.loads(K.verdicts_path(paper).read_text())
     games = GameStore(results_path(paper), "membership").games(paper)
-    key = K.verdicts_key(games, load_results(paper, progress=False), paper)
+    calibration = load_calibration(paper)  # the store holds a complete one (issue 59)
+    assert calibration is not None
+    key = K.verdicts_key(games, load_results(paper, progress=False), paper, calibration)
     assert shipped["key"] == key, "stale: run make reproduce PROFILE=paper"
+    calibrated = pd.DataFrame(shipped["calibrated"])
+    assert len(calibrated) == len(pd.DataFrame(shipped["verdicts"]))
+    # every calibrated "cannot tell" of a usable attack says why
+    usable = calibrated["attack works on Real"] & (calibrated.targets >= game_analysis.MIN_TARGETS)
+    undecided = calibrated[usable & (calibrated.verdict == game_analysis.CANNOT_TELL)]
+    assert (undecided.why.str.len() > 0).all()
     verdicts = pd.DataFrame(shipped["verdicts"])
     assert set(verdicts.verdict) <= {game_analysis.AGREES, game_analysis.FALSE_ALARM,
                                      game_analysis.MISSES, game_analysis.CANNOT_TELL,

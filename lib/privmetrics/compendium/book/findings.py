@@ -303,6 +303,7 @@ def attack_headline(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFr
     when ``profile.beside_paper``, the shipped paper store's (its attack table and verdicts as
     the paper edition's build kept them: :func:`~privmetrics.experiments.games.kept_tables.
     kept_findings`)."""
+    from privmetrics.experiments.games.calibration import calibrated_sentence
     from privmetrics.experiments.games.kept_tables import kept_findings
 
     blocks = [attack_sentences(profile, attacks, verdicts)]
@@ -313,6 +314,9 @@ def attack_headline(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFr
             continue
         blocks.append(attack_sentences(shown, table, verdicts,
                                        lead="At the paper's scale, from the shipped store"))  # fmt: skip
+    ladder = profile if profile.game_ladder_doses else _shown(profile)[-1]
+    if ladder.game_ladder_doses:
+        blocks.append(calibrated_sentence(ladder, kept_findings(ladder, calibrated=True)[1]))
     return "\n\n".join(blocks)
 
 
@@ -337,82 +341,3 @@ def classes_beside_paper(profile: Profile, table: str, ours: pd.Series) -> str:
             parts.append(f"the shipped paper store: {counts(theirs)}")
     parts.append(f"the paper: {counts(paper.paper_classes(table))}")
     return "; ".join(parts) + "."
-
-
-LADDER_CAPTION = (
-    "The leakage ladder on {name}: each attack's membership AUC against the share of training "
-    "rows planted in a release of fresh rows, exactly (left) and jittered, with its 95% "
-    "interval. Read: dashed, what an attack that sees every exact copy gets (1/2 + dose/2); "
-    "dotted, chance; grey, the AUC of 0.6 the chapter's rule asks. A curve that stays at chance "
-    "where the dashed line rises is an attack that cannot see that leak."
-)
-
-
-def ladder_section(chapter) -> list:
-    """The attacks chapter's section on the leakage ladder, as the objects to ``display``: the
-    generated findings (:func:`~privmetrics.experiments.games.ladder.power_findings`) of the edition's
-    ladder or the shipped paper store's beside it (:meth:`~.chapter.Chapter.ladder_games`),
-    then one captioned power-curve figure per dataset; a sentence when neither holds one."""
-    import matplotlib.pyplot as plt
-    from IPython.display import Markdown
-
-    from privmetrics.compendium.book.plots import captioned
-    from privmetrics.experiments.games.kept_tables import kept_power_curves
-    from privmetrics.experiments.games.ladder import power_findings
-    from privmetrics.experiments.paper.figures import power_curve
-
-    games, profile = chapter.ladder_games()
-    if games.empty:
-        return [Markdown("This edition plays no leakage ladder, and no shipped store beside it "
-                         "holds one.")]  # fmt: skip
-    # the paper store's curves ship (kept_tables); the paper edition's build keeps them
-    keep = profile.name == "paper" and profile is chapter.profile
-    curves = kept_power_curves(games, chapter.ladder_games("release")[0], profile, keep)
-    edition = "this edition's" if profile is chapter.profile else "the shipped paper store's"
-    said = (f"From {edition} ladder ({profile.game_train_rows} training rows, "
-            f"{profile.game_releases} evaluation releases, {profile.game_targets} targets of each "
-            "kind):\n\n" + "\n".join(f"- {line}" for line in power_findings(curves)))  # fmt: skip
-    shown = [Markdown(said)]
-    for name in dict.fromkeys(curves.dataset):
-        power_curve(curves, name)
-        shown.append(captioned(plt.gcf(), LADDER_CAPTION.format(name=name),
-                               f"line chart of each attack's AUC against the planted dose on {name}"))  # fmt: skip
-    return shown
-
-
-SENSITIVITY_CAPTION = (
-    "Which measures see a known leak, from {edition} leakage ladder: per dataset, each measure's "
-    "mean reading of fresh rows (dose 0; an asterisk: in the top third of its scale, a false "
-    "alarm on fresh rows) and the smallest share of training rows copied exactly, or jittered, "
-    "at which all {runs} runs read above every run of fresh rows. Read: '-', no dose detected up "
-    "to {largest:.0%}; 'not monotone', the readings fall somewhere along the doses."
-)
-
-
-def sensitivity_section(chapter) -> list:
-    """The attacks chapter's section on what the metrics read of the leakage ladder
-    (:mod:`~privmetrics.experiments.games.sensitivity`): generated findings and the table, from
-    the edition's ladder or the shipped paper store's beside it; a sentence when neither holds
-    one."""
-    from IPython.display import Markdown
-
-    from privmetrics.compendium.book.plots import table
-    from privmetrics.experiments.games.sensitivity import (
-        RUNS,
-        sensitivity,
-        sensitivity_findings,
-        sensitivity_table,
-    )
-    from privmetrics.metrics import select
-
-    readings, profile = chapter.ladder_readings()
-    if readings.empty:
-        return [Markdown("No ladder has been read by the metrics in this edition or beside it.")]
-    found = sensitivity(readings)
-    edition = "this edition's" if profile is chapter.profile else "the shipped paper store's"
-    lines = sensitivity_findings(found, [m.name for m in select("final")])
-    said = (f"From {edition} ladder ({profile.game_train_rows} training rows, {RUNS} runs of "
-            "each release):\n\n" + "\n".join(f"- {line}" for line in lines))  # fmt: skip
-    caption = SENSITIVITY_CAPTION.format(edition=edition, runs=RUNS,
-                                         largest=found["largest dose"].max())  # fmt: skip
-    return [Markdown(said), table(sensitivity_table(found), caption)]

@@ -245,6 +245,7 @@ def make_book(
     json_path, markdown_path = timings_paths(profile)
     if not skip_notebooks:
         from privmetrics.experiments.games.play import run_games
+        from privmetrics.experiments.games.scale_readings import scale_readings
         from privmetrics.experiments.games.sensitivity import ladder_readings
         from privmetrics.experiments.grid.runner import run_grid
         from privmetrics.experiments.grid.store import current_commit
@@ -260,6 +261,7 @@ def make_book(
             if profile.game_ladder_doses:  # what each metric reads of known leaks
                 with report.step("metrics on the ladder"):
                     ladder_readings(profile, client=client)
+                    scale_readings(profile, client=client)  # the calibration's other side
         run_notebooks(profile, checkout_root() / "book" / "generated", report=report)
         report.close()
         report.save(json_path)

@@ -204,12 +204,14 @@ def reliability(noise: np.ndarray) -> float:
     return float(np.nanmedian(rho)) if np.isfinite(rho).any() else np.nan
 
 
-def positions(means: pd.DataFrame) -> pd.DataFrame:
+def positions(means: pd.DataFrame, safe: pd.Series | None = None) -> pd.DataFrame:
     """Each configuration's place on each metric's scale between Random (0) and Real (1), by
     their mean scores (configurations x metrics); NaN for a metric whose two ends are less than
     :data:`~privmetrics.metrics.registry.MIN_SPAN` apart (it cannot place a release on this
-    data)."""
-    low, high = means.loc["Random"], means.loc["Real"]
+    data). ``safe``: the safe end's reading per metric instead of Random's (the calibrated rule's
+    fresh rows, :mod:`.calibration`)."""
+    low = means.loc["Random"] if safe is None else safe.reindex(means.columns)
+    high = means.loc["Real"]
     span = (high - low).where((high - low).abs() >= MIN_SPAN)
     return (means - low) / span
 
@@ -243,7 +245,8 @@ def alarms(
 
 PREDICTIVENESS = ["dataset", "kind", "metric", "rho", "low", "high", "configurations",
                   "attack works on Real", "attack reliability", "targets", "above chance",
-                  "at chance", "missed risks", "false alarms", "verdict"]  # fmt: skip
+                  "at chance", "missed risks", "false alarms", "verdict", "calibration",
+                  "why"]  # fmt: skip
 
 
 def predictiveness(
@@ -253,6 +256,7 @@ def predictiveness(
     draws: int = 1000,
     seed: int = 0,
     untrained: dict | frozenset = frozenset(),
+    calibration=None,
 ) -> pd.DataFrame:
     """Per (dataset, kind, metric): rho between the metric's mean score and the attack's
     ``measure`` across configurations, its bootstrap interval, the configurations where the
@@ -260,10 +264,19 @@ def predictiveness(
     the verdict (module doc). ``results`` is the grid's tidy results (dataset, config, metric,
     score); the (dataset, configuration) pairs of ``untrained``
     (:func:`privmetrics.experiments.studies.pategan_study.untrained`) are left out: their
-    releases are an untrained generator's."""
+    releases are an untrained generator's. With a ``calibration``
+    (:class:`~.calibration.Calibration`) the metric's readings are its readings at the games'
+    scale, placed between fresh rows and Real, and the alarms and agreements follow the
+    calibrated rule (:func:`~.calibration.judge`): ``calibration`` names each verdict's
+    calibration points, ``why`` the reason of a calibrated "cannot tell"."""
+    from privmetrics.experiments.games.calibration import calibrated
+
     attacks = attacks[[(d, c) not in untrained
                        for d, c in zip(attacks.dataset, attacks.config, strict=True)]]  # fmt: skip
-    means = results.groupby(["dataset", "config", "metric"]).score.mean().unstack("metric")
+    if calibration is None:
+        means = results.groupby(["dataset", "config", "metric"]).score.mean().unstack("metric")
+    else:
+        means = calibration.means()
     rows = []
     chosen = attacks[attacks.measure == measure]
     for (dataset, kind), part in chosen.groupby(["dataset", "kind"], sort=False):
@@ -279,7 +292,13 @@ def predictiveness(
         usable = works and targets >= MIN_TARGETS
         noise = stacked[np.arange(draws) % len(stacked)]
         scores = means.loc[dataset].reindex(attack.index)
-        placed = positions(means.loc[dataset]) if {"Random", "Real"} <= set(scores.index) else None
+        if calibration is not None:
+            safe = calibration.safe_end(dataset)
+            placed = positions(means.loc[dataset], safe) if "Real" in scores.index else None
+            detectable = calibration.detectable.get((dataset, kind), np.nan)
+        else:
+            placed = (positions(means.loc[dataset]) if {"Random", "Real"} <= set(scores.index)
+                      else None)  # fmt: skip
         # Bonferroni over the configurations scanned for a missed risk
         alpha = 0.05 / max(len(bounds) - 1, 1)
         # how many configurations the attack separates from chance, and how many it shows at
@@ -299,19 +318,26 @@ def predictiveness(
             boot = _spearman_rows(x[sample], np.take_along_axis(noise[:, keep], sample, 1))
             low, high = (np.nanpercentile(boot, [2.5, 97.5]) if np.isfinite(boot).any()
                          else (np.nan, np.nan))  # fmt: skip
-            missed, false = (alarms(placed[metric], bounds, chance, alpha) if placed is not None
-                             else ([], []))  # fmt: skip
-            # configurations beyond Real that the attack decides and the metric places
-            decided = sum(
-                (finds_members(r, chance, alpha) or at_chance(r, chance))
-                and placed is not None and not np.isnan(placed[metric].get(c, np.nan))
-                for c, r in bounds.iterrows() if c != "Real"
-            )  # fmt: skip
+            note = why = ""
+            if calibration is not None:
+                missed, false, decided, note, why = calibrated(calibration, dataset, metric,
+                    scores[metric], placed, bounds, chance, alpha, detectable)  # fmt: skip
+            else:
+                missed, false = (alarms(placed[metric], bounds, chance, alpha)
+                                 if placed is not None else ([], []))  # fmt: skip
+                # configurations beyond Real that the attack decides and the metric places
+                decided = sum(
+                    (finds_members(r, chance, alpha) or at_chance(r, chance))
+                    and placed is not None and not np.isnan(placed[metric].get(c, np.nan))
+                    for c, r in bounds.iterrows() if c != "Real"
+                )  # fmt: skip
+            said = decide(usable, steady, rho, low, high, missed, false, decided)
             rows.append({"dataset": dataset, "kind": kind, "metric": metric, "rho": rho,
                          "low": float(low), "high": float(high), "configurations": len(x),
                          "attack works on Real": works, "attack reliability": steady, "targets": targets,
                          "above chance": above, "at chance": level, "missed risks": ", ".join(missed), "false alarms": ", ".join(false),
-                         "verdict": decide(usable, steady, rho, low, high, missed, false, decided)})  # fmt: skip
+                         "verdict": said, "calibration": note,
+                         "why": why if said == CANNOT_TELL and usable else ""})  # fmt: skip
     return pd.DataFrame(rows, columns=PREDICTIVENESS)
 
 

@@ -76,10 +76,12 @@ def verdicts_path(profile) -> Path:
     return results_path(profile).parent / f"verdicts-{profile.name}.json"
 
 
-def verdicts_key(games: pd.DataFrame, results: pd.DataFrame, profile) -> str:
+def verdicts_key(games: pd.DataFrame, results: pd.DataFrame, profile, calibration=None) -> str:
     """A digest of what the verdicts read: the games (:func:`table_key`), every score of the
-    grid, the profile (its games' sizes and synthesisers: which configurations trained) and the
-    code of the modules that decide, PATE-GAN's included."""
+    grid, the profile (its games' sizes and synthesisers: which configurations trained), the
+    ``calibration``'s readings and doses (:func:`.calibration.content_digest`) and the code of
+    the modules that decide, PATE-GAN's included."""
+    from privmetrics.experiments.games import calibration as calibrating
     from privmetrics.experiments.studies import pategan_study
     from privmetrics.synthesisers.cache import code_fingerprint
 
@@ -89,6 +91,8 @@ def verdicts_key(games: pd.DataFrame, results: pd.DataFrame, profile) -> str:
     digest.update(repr(profile).encode())
     digest.update(_code(pategan_study).encode())
     digest.update(code_fingerprint("pategan").encode())
+    digest.update(_code(calibrating).encode())
+    digest.update(calibrating.content_digest(calibration).encode())
     return digest.hexdigest()[:20]
 
 
@@ -97,15 +101,25 @@ def kept_verdicts(profile, keep: bool = False) -> pd.DataFrame:
     return kept_findings(profile, keep)[1]
 
 
-def kept_findings(profile, keep: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the membership attack's AUC rows, Experiment 3's verdicts) on ``profile``'s store, as the
-    attacks chapter makes them (:func:`~privmetrics.experiments.games.game_analysis.
-    attack_table` without its bootstrap draws, and :func:`~privmetrics.experiments.games.
-    game_analysis.predictiveness`, untrained configurations left out): read from
+def kept_calibrated(profile, keep: bool = False) -> pd.DataFrame:
+    """Experiment 3's verdicts calibrated on the ladder (:mod:`.calibration`) on ``profile``'s
+    store (:func:`kept_findings`); empty when the store has no complete calibration."""
+    return kept_findings(profile, keep, calibrated=True)[1]
+
+
+def kept_findings(
+    profile, keep: bool = False, calibrated: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the membership attack's AUC rows, Experiment 3's verdicts, or with ``calibrated`` the
+    verdicts calibrated on the ladder) on ``profile``'s store, as the attacks chapter makes them
+    (:func:`~privmetrics.experiments.games.game_analysis.attack_table` without its bootstrap
+    draws, and :func:`~privmetrics.experiments.games.game_analysis.predictiveness`, untrained
+    configurations left out, with the store's :func:`.calibration.load_calibration`): read from
     :func:`verdicts_path` when its key is :func:`verdicts_key` of today's store and code, else
     computed (and written there when ``keep``: the paper edition's build keeps them, so that
     another edition's headline and the metric pages read them for nothing). Empty frames when
     the store holds no game."""
+    from privmetrics.experiments.games.calibration import load_calibration
     from privmetrics.experiments.games.game_analysis import predictiveness
     from privmetrics.experiments.games.game_store import GameStore
     from privmetrics.experiments.grid.runner import load_results, results_path
@@ -116,16 +130,26 @@ def kept_findings(profile, keep: bool = False) -> tuple[pd.DataFrame, pd.DataFra
     if games.empty:
         return pd.DataFrame(), pd.DataFrame()
     results = load_results(profile, progress=False)
-    key, path = verdicts_key(games, results, profile), verdicts_path(profile)
-    kept = _read_kept(path, key, ("attacks", "verdicts"))
+    calibration = load_calibration(profile)
+    key, path = verdicts_key(games, results, profile, calibration), verdicts_path(profile)
+    wanted = "calibrated" if calibrated else "verdicts"
+    kept = _read_kept(path, key, ("attacks", "verdicts", "calibrated"))
     if kept is not None:
-        return kept["attacks"], kept["verdicts"]
+        return kept["attacks"], kept[wanted]
     table = kept_attack_table(games, seed=profile.seed)
-    verdicts = predictiveness(table, results, seed=profile.seed, untrained=untrained(profile))
+    left_out = untrained(profile)
+    found = {"verdicts": predictiveness(table, results, seed=profile.seed, untrained=left_out)}
+    found["calibrated"] = (
+        predictiveness(
+            table, results, seed=profile.seed, untrained=left_out, calibration=calibration
+        )
+        if calibration is not None
+        else pd.DataFrame(columns=found["verdicts"].columns)
+    )
     attacks = table[table.measure == "AUC"].drop(columns="draws").reset_index(drop=True)
     if keep:
-        _write_kept(path, key, {"attacks": attacks, "verdicts": verdicts})
-    return attacks, verdicts
+        _write_kept(path, key, {"attacks": attacks, **found})
+    return attacks, found[wanted]
 
 
 def _read_kept(path: Path, key: str, names: tuple[str, ...]) -> dict[str, pd.DataFrame] | None:

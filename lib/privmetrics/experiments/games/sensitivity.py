@@ -119,14 +119,21 @@ def ladder_of(profile: Profile) -> list[tuple[float, float]]:
     return [(0.0, 0.0)] + [(d, j) for j in jitters for d in doses if d > 0]
 
 
+def training_table(population: pd.DataFrame, train_rows: int, seed: int, run: int):
+    """Run ``run``'s training table: ``train_rows`` rows of ``population`` drawn with ``seed``
+    (the ladder's releases of run ``run`` plant its rows; the configurations read at the games'
+    scale, :mod:`.scale_readings`, are fitted on it)."""
+    rng = np.random.default_rng([seed, run, 7])
+    train = population.iloc[np.sort(rng.choice(len(population), train_rows, replace=False))]
+    return train.reset_index(drop=True)
+
+
 def read_release(dataset: str, dose: float, jitter: float, run: int, population, schema, fresh,
                  train_rows: int, seed: int, metrics: list[str]) -> list[dict]:  # fmt: skip
     """Every measure of ``metrics`` on one ladder release: run ``run``'s training table (drawn
     from ``population``) against its release of ``fresh`` rows with ``dose`` of it planted."""
     start = time.perf_counter()
-    rng = np.random.default_rng([seed, run, 7])
-    train = population.iloc[np.sort(rng.choice(len(population), train_rows, replace=False))]
-    train = train.reset_index(drop=True)
+    train = training_table(population, train_rows, seed, run)
     control = make_control("planted", dose=dose, jitter=jitter, seed=seed * 1_000 + run)
     release = control.fit_sample(train, schema, train_rows, fresh=fresh)
     scores = evaluate(train, release, schema, metrics=metrics, seed=seed + run)
@@ -151,8 +158,7 @@ def ladder_readings(
     datasets = list(datasets or profile.datasets)
     metrics = [m.name for m in select("all")]
     found = stored_readings(path, profile)
-    have = {tuple(k) for k in found.groupby(KEY).metric.nunique().loc[lambda n: n >= len(metrics)]
-            .index}  # fmt: skip
+    have = read_by_all(found, KEY, metrics)
     tasks = []
     for dataset in datasets:
         wanted = [(dataset, d, j, r) for d, j in ladder_of(profile) for r in range(RUNS)]
@@ -175,9 +181,21 @@ def ladder_readings(
     found = found[found.dataset.isin(datasets).to_numpy() & np.array(on_ladder, dtype=bool)]
     found = found.reset_index(drop=True)
     expected = len(datasets) * len(ladder_of(profile)) * RUNS
-    releases = found.groupby(KEY).ngroups if len(found) else 0
+    return with_missing(found, KEY, expected, "ladder releases", profile)
+
+
+def read_by_all(found: pd.DataFrame, key: list[str], metrics: list[str]) -> set[tuple]:
+    """The releases (``key`` values) of ``found`` that every one of ``metrics`` has read."""
+    counts = found.groupby(key).metric.nunique()
+    return {tuple(k) for k in counts[counts >= len(metrics)].index}
+
+
+def with_missing(found: pd.DataFrame, key: list[str], expected: int, what: str, profile):
+    """``found`` with ``attrs["missing"]``: how many of the ``expected`` releases (by ``key``) it
+    lacks, and the command that reads them; empty when none is missing."""
+    releases = found.groupby(key).ngroups if len(found) else 0
     found.attrs["missing"] = (
-        f"{expected - releases} of {expected} ladder releases not read yet "
+        f"{expected - releases} of {expected} {what} not read yet "
         f"(`privmetrics games --profile {profile.name}` reads them)"
         if releases < expected
         else ""

@@ -1,0 +1,155 @@
+"""The configurations read at the games' scale: the metrics' side of the calibrated verdicts.
+
+The metrics' readings of the leakage ladder (:mod:`.sensitivity`) are made at the games' scale:
+training tables of ``game_train_rows`` rows drawn from a ``game_population`` sample. The grid
+reads its configurations at another scale (every row of a dataset), so a grid reading cannot be
+placed on the ladder: "DCR reads Texas CTGAN as it reads a release with 2% copied rows" needs
+both readings from tables of one size. This module makes them: for each dataset of a profile
+that plays a ladder and each of the games' twelve configurations
+(:func:`~privmetrics.experiments.grid.configurations.paper_configurations`), :data:`RUNS` releases,
+run ``r`` fitted on the *same* training table as the ladder's run ``r`` (the same draw of the
+population) with the games' synthesiser settings, and every registered measure scored on
+(training table, release).
+
+Cost: one fit per release, three per configuration, 108 for the paper profile's three datasets
+(CTGAN and TVAE at 300 epochs on 500 rows, the slowest). The readings live in the profile's
+results database (``scale_scores``, keyed by dataset, configuration, run, metric and the game
+settings, with the synthesiser's code fingerprint), so an interrupted run resumes and a reading
+made by other code of its synthesiser is made again.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from contextlib import closing
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+from privmetrics.data.datasets import load_dataset
+from privmetrics.experiments.batch import Task, run_batch
+from privmetrics.experiments.games.sensitivity import (
+    RUNS,
+    read_by_all,
+    training_table,
+    with_missing,
+)
+from privmetrics.experiments.grid.configurations import Configuration, paper_configurations
+from privmetrics.experiments.grid.runner import TECHNIQUE_COST, TORCH_TECHNIQUES, results_path
+from privmetrics.experiments.grid.store import Database
+from privmetrics.experiments.profiles import Profile
+from privmetrics.metrics import evaluate, select
+from privmetrics.synthesisers import make_synthesiser
+from privmetrics.synthesisers.cache import code_fingerprint
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS scale_scores (
+    dataset TEXT NOT NULL, config TEXT NOT NULL, run INTEGER NOT NULL, metric TEXT NOT NULL,
+    technique TEXT NOT NULL, params TEXT NOT NULL, population INTEGER NOT NULL,
+    train_rows INTEGER NOT NULL, seed INTEGER NOT NULL, score REAL, seconds REAL NOT NULL,
+    code TEXT NOT NULL, finished TEXT NOT NULL,
+    PRIMARY KEY (dataset, config, run, metric, population, train_rows, seed)
+);
+"""
+KEY = ["dataset", "config", "run"]
+COLUMNS = ["dataset", "config", "run", "metric", "technique", "params", "population",
+           "train_rows", "seed", "score", "seconds", "code", "finished"]  # fmt: skip
+
+
+class ScaleStore(Database):
+    """The metrics' readings of the configurations at the games' scale (``scale_scores``)."""
+
+    SCHEMA = SCHEMA
+
+    def add(self, rows: list[dict]) -> None:
+        """One release's readings, in one transaction (replacing an older reading)."""
+        with self._connection() as conn:
+            conn.executemany(
+                f"INSERT OR REPLACE INTO scale_scores ({', '.join(COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(COLUMNS))})",
+                [tuple(row[c] for c in COLUMNS) for row in rows],
+            )
+
+
+def stored_scale_readings(path: str | Path, profile: Profile) -> pd.DataFrame:
+    """The readings in the database at ``path`` made at the profile's game settings by the
+    current code of each synthesiser, read without opening the file for writing; empty when the
+    file or its table is absent."""
+    path = Path(path)
+    empty = pd.DataFrame(columns=COLUMNS)
+    if not path.exists():
+        return empty
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'scale_scores'").fetchone():
+            return empty
+        found = pd.read_sql_query("SELECT * FROM scale_scores", conn)
+    current = found.technique.map(code_fingerprint) == found.code
+    return found[
+        (found.population == profile.game_population)
+        & (found.train_rows == profile.game_train_rows)
+        & (found.seed == profile.seed)
+        & current
+    ].reset_index(drop=True)
+
+
+def read_configuration(dataset: str, config: Configuration, params: dict, run: int,
+                       population: pd.DataFrame, schema, train_rows: int, seed: int,
+                       metrics: list[str]) -> list[dict]:  # fmt: skip
+    """Every measure of ``metrics`` on one release of ``config``: fitted with ``params`` on run
+    ``run``'s training table (the ladder's, :func:`.sensitivity.training_table`), as many rows
+    sampled as it holds."""
+    start = time.perf_counter()
+    train = training_table(population, train_rows, seed, run)
+    model = make_synthesiser(config.technique, seed=seed * 1_000 + run, **params)
+    release = model.fit_sample(train, schema, train_rows)
+    scores = evaluate(train, release, schema, metrics=metrics, seed=seed + run)
+    common = {"dataset": dataset, "config": config.label, "run": run,
+              "technique": config.technique, "params": json.dumps(params, sort_keys=True),
+              "population": len(population), "train_rows": train_rows, "seed": seed,
+              "code": code_fingerprint(config.technique),
+              "finished": datetime.now(UTC).isoformat(timespec="seconds")}  # fmt: skip
+    made = (time.perf_counter() - start - scores.seconds.sum()) / max(len(scores), 1)
+    return [{**common, "metric": m, "score": float(s), "seconds": float(t) + made}
+            for m, s, t in zip(scores.metric, scores.score, scores.seconds, strict=True)]  # fmt: skip
+
+
+def scale_readings(
+    profile: Profile, datasets: list[str] | None = None, path: str | Path | None = None,
+    compute: bool = True, n_jobs: int | None = None, progress: bool = True, client=None,
+) -> pd.DataFrame:  # fmt: skip
+    """The profile's readings of the games' configurations at the games' scale (module doc) for
+    ``datasets``, from the database at ``path`` (default: the profile's), computing the missing
+    releases first when ``compute`` (else their count is in ``attrs["missing"]``). A profile
+    whose games play no ladder has nothing to calibrate against and reads none."""
+    path = path or results_path(profile)
+    datasets = list(datasets or profile.datasets) if profile.game_ladder_doses else []
+    metrics = [m.name for m in select("all")]
+    found = stored_scale_readings(path, profile)
+    have = read_by_all(found, KEY, metrics)
+    configs = paper_configurations(profile.game_techniques)
+    tasks, expected = [], 0
+    for dataset in datasets:
+        wanted = [(dataset, c, r) for c in configs for r in range(RUNS)]
+        expected += len(wanted)
+        missing = [(d, c, r) for d, c, r in wanted if (d, c.label, r) not in have]
+        if not missing or not compute:
+            continue
+        population, schema = load_dataset(dataset, n=profile.game_population, seed=profile.seed)
+        for d, config, r in missing:
+            params = {**profile.params_for(config.technique), **config.synthesiser_params()}
+            tasks.append(Task(f"scale-{d}-{config.label}-{r}", read_configuration,
+                              (d, config, params, r, population, schema,
+                               profile.game_train_rows, profile.seed, metrics),
+                              cost=TECHNIQUE_COST.get(config.technique, 1),
+                              torch=config.technique in TORCH_TECHNIQUES))  # fmt: skip
+    if tasks:
+        store = ScaleStore(path)
+        run_batch(tasks, lambda task, rows: store.add(rows), n_jobs or profile.n_jobs,
+                  client=client, progress=progress, desc="metrics at the games' scale")  # fmt: skip
+        found = stored_scale_readings(path, profile)
+    found = found[found.dataset.isin(datasets)].reset_index(drop=True)
+    what = "releases of the configurations at the games' scale"
+    return with_missing(found, KEY, expected, what, profile)
