@@ -142,13 +142,21 @@ class Pair:
         own = None  # the real rows' search among themselves is the side's, for these targets
         if query == index == "real":
             own = self.side.own_key(space, self.target_positions("real"))
-        cached = self._knn.get(key) or self.side.own.get(own)
+        cached = self.cached(query, index, space)
         if cached is None or cached[0].shape[1] < k:
             cached = self._search(query, index, k, space)
             if own is not None:
                 self.side.own[own] = cached
         self._knn[key] = cached
         return cached[0][:, :k], cached[1][:, :k]
+
+    def cached(self, query: str, index: str, space: str = "mixed"):
+        """The (distances, indices) a search of :meth:`neighbours` already found, this pair's or
+        (the real rows among themselves) its side's; None when none was made."""
+        found = self._knn.get((query, index, space))
+        if found is None and query == index == "real":
+            found = self.side.own.get(self.side.own_key(space, self.target_positions("real")))
+        return found
 
     def _search(self, query: str, index: str, k: int, space: str):
         coords = dict(zip(SIDES, self.space(space), strict=True))

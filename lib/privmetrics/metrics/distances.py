@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import expit
 
 from privmetrics.geometry.pair import Pair
+from privmetrics.geometry.reweighted import nearer_release
 from privmetrics.metrics.registry import Category, register
 
 REID = Category.REIDENTIFICATION
@@ -157,16 +158,19 @@ def identifiability_score(pair: Pair, weighting: str = "entropy") -> float:
     with ones; PrivEval keeps them). The weighting is what separates it from 1 - Authenticity,
     which also differs only in ties. Real gives 1 (0 < d(y, Y) unless y has a duplicate).
     ``weighting="none"`` uses the plain mixed space, as Algorithm 13 is printed.
+
+    The entropy space is the mixed space reweighted per column, so the mixed space's neighbours
+    (which Authenticity, DCR and the others search) bound its distances:
+    :func:`~privmetrics.geometry.reweighted.nearer_release` searches the entropy space only for
+    the rows the bounds leave open, and gives the full searches' answer row for row.
     """
     if weighting not in ("entropy", "none"):
         raise ValueError(f"weighting must be 'entropy' or 'none', got {weighting!r}")
-    space = "entropy" if weighting == "entropy" else "mixed"
-    return float(
-        np.mean(
-            pair.nearest_distance("real", "synthetic", space)
-            < pair.nearest_distance("real", "real", space)
-        )
-    )
+    if weighting == "none":
+        nearer = pair.nearest_distance("real", "synthetic") < pair.nearest_distance("real", "real")
+    else:  # decided from the mixed space's neighbours where bounds allow, the same answer
+        nearer = nearer_release(pair, "entropy", pair.entropy_weights)
+    return float(np.mean(nearer))
 
 
 @register(
