@@ -30,6 +30,7 @@ def run(args) -> int:
     from privmetrics.experiments.games.play import run_games
     from privmetrics.experiments.games.scale_readings import scale_readings
     from privmetrics.experiments.games.sensitivity import ladder_readings
+    from privmetrics.experiments.games.sizes import play_sizes
     from privmetrics.experiments.grid.runner import results_path
 
     store = GameStore(args.store or results_path(args.profile))
@@ -46,6 +47,7 @@ def run(args) -> int:
                                    n_jobs=args.jobs, client=client)  # fmt: skip
         scaled = scale_readings(args.profile, datasets=args.datasets, path=store.path,
                                 n_jobs=args.jobs, client=client)  # fmt: skip
+        play_sizes(args.profile, path=store.path, n_jobs=args.jobs, client=client)
     print(f"{len(games)} membership games, and their attribute games, in {store.path}")
     print(f"{len(readings)} readings of the metrics on the leakage ladder in {store.path}")
     print(f"{len(scaled)} readings of the configurations at the games' scale in {store.path}")

@@ -69,6 +69,12 @@ class Profile:
     # training row planted with probability dose, exactly (jitter 0) or jittered; () plays none
     game_ladder_doses: tuple[float, ...] = ()
     game_ladder_jitters: tuple[float, ...] = (0.0,)
+    # the training-size ladder (privmetrics.experiments.games.sizes): the games played again with
+    # training tables of these sizes, on the same population and targets, for these techniques
+    # and datasets; () plays none
+    game_sizes: tuple[int, ...] = ()
+    game_size_techniques: tuple[str, ...] = ("random", "privbayes", "ctgan")
+    game_size_datasets: tuple[str, ...] = ("texas",)
     # whether this profile's book states the shipped paper store's findings beside its own (the
     # comparison's and the attacks' headlines); the tests' smoke book does not pay for them
     beside_paper: bool = True
@@ -169,6 +175,11 @@ PROFILES: dict[str, Profile] = {
         # the leakage ladder (issue 59): six doses above 0, exact and at two jitter levels
         game_ladder_doses=(0.0, 0.005, 0.01, 0.02, 0.05, 0.10, 0.25),
         game_ladder_jitters=(0.0, 0.05, 0.2),
+        # the training-size ladder (issue 59) on Texas, where the quick edition (200 rows) finds
+        # members that the paper store (500 rows) does not: the games' population of 2,000 rows
+        # (less the targets) is halved into the shadow and evaluation pools, so 900 is about the
+        # largest training table it holds; same targets at every size
+        game_sizes=(100, 200, 500, 900),
     ),
     # for the test suite only: every notebook end to end in about a minute (not an experiment)
     "smoke": Profile(

@@ -317,7 +317,22 @@ def attack_headline(profile: Profile, attacks: pd.DataFrame, verdicts: pd.DataFr
     ladder = profile if profile.game_ladder_doses else _shown(profile)[-1]
     if ladder.game_ladder_doses:
         blocks.append(calibrated_sentence(ladder, kept_findings(ladder, calibrated=True)[1]))
-    return "\n\n".join(blocks)
+    return "\n\n".join(blocks + size_sentences(profile))
+
+
+def size_sentences(profile: Profile) -> list[str]:
+    """What the training-size ladder (the edition's, or the shipped paper store's beside it)
+    reads at the quick edition's and the paper store's training sizes: the editions' difference
+    set against the measured size effect."""
+    from privmetrics.experiments.games.sizes import kept_size_table, size_findings
+
+    sized = profile if profile.game_sizes else _shown(profile)[-1]
+    if not sized.game_sizes:
+        return []
+    editions = {"the quick edition": get_profile("quick").game_train_rows,
+                "the paper store": get_profile("paper").game_train_rows}  # fmt: skip
+    lines = size_findings(kept_size_table(sized), editions)
+    return [line for line in lines if line.startswith("At ")]
 
 
 def classes_beside_paper(profile: Profile, table: str, ours: pd.Series) -> str:

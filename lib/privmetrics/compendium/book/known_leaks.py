@@ -130,3 +130,41 @@ def calibrated_section(chapter) -> list:
     said = f"From {edition}:\n\n" + "\n".join(f"- {line}" for line in lines)
     caption = CALIBRATED_CAPTION.format(edition=edition, runs=RUNS)
     return [Markdown(said), table(calibrated_table(after), caption)]
+
+
+SIZES_CAPTION = (
+    "The training-size ladder on {name}: the shadow attack's membership AUC against the size of "
+    "the training table, at the paper's synthesiser settings, on the same targets at every size, "
+    "with its 95% interval. Read: dotted, chance; grey, the AUC of 0.6 the chapter's rule asks."
+)
+
+
+def size_section(chapter) -> list:
+    """The attacks chapter's section on the training-size ladder
+    (:mod:`~privmetrics.experiments.games.sizes`): generated findings, with what the ladder reads
+    at the quick edition's and the paper store's sizes, and one figure per dataset, from the
+    edition's own ladder or the shipped paper store's; a sentence when neither holds one."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Markdown
+
+    from privmetrics.compendium.book.plots import captioned
+    from privmetrics.experiments.games.sizes import kept_size_table, size_findings
+    from privmetrics.experiments.paper.figures import size_curve
+
+    profile = chapter.profile
+    if not profile.game_sizes and profile.beside_paper:
+        profile = get_profile("paper")
+    table = kept_size_table(profile, keep=profile.name == "paper" and profile is chapter.profile)
+    if table.empty:
+        return [Markdown("No store of this edition, or shipped beside it, holds the games at "
+                         "other training sizes.")]  # fmt: skip
+    edition = "this edition's store" if profile is chapter.profile else "the shipped paper store"
+    editions = {"the quick edition": get_profile("quick").game_train_rows,
+                "the paper store": get_profile("paper").game_train_rows}  # fmt: skip
+    lines = size_findings(table, editions)
+    shown = [Markdown(f"From {edition}:\n\n" + "\n".join(f"- {line}" for line in lines))]
+    for name in dict.fromkeys(table.dataset):
+        size_curve(table, name)
+        shown.append(captioned(plt.gcf(), SIZES_CAPTION.format(name=name),
+                               f"line chart of the membership AUC against training rows on {name}"))  # fmt: skip
+    return shown

@@ -247,6 +247,7 @@ def make_book(
         from privmetrics.experiments.games.play import run_games
         from privmetrics.experiments.games.scale_readings import scale_readings
         from privmetrics.experiments.games.sensitivity import ladder_readings
+        from privmetrics.experiments.games.sizes import play_sizes
         from privmetrics.experiments.grid.runner import run_grid
         from privmetrics.experiments.grid.store import current_commit
 
@@ -262,6 +263,9 @@ def make_book(
                 with report.step("metrics on the ladder"):
                     ladder_readings(profile, client=client)
                     scale_readings(profile, client=client)  # the calibration's other side
+            if profile.game_sizes:  # the games again at other training sizes
+                with report.step("training-size ladder"):
+                    play_sizes(profile, client=client)
         run_notebooks(profile, checkout_root() / "book" / "generated", report=report)
         report.close()
         report.save(json_path)

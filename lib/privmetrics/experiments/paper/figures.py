@@ -267,3 +267,34 @@ def power_curve(curves: pd.DataFrame, dataset: str) -> plt.Figure:
     fig.tight_layout(rect=(0, 0.16, 1, 1))
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
     return fig
+
+
+def size_curve(table: pd.DataFrame, dataset: str) -> plt.Figure:
+    """The training-size ladder (:mod:`privmetrics.experiments.games.sizes`): the shadow attack's
+    AUC against the training table's size, one panel per kind of target, one line per
+    configuration with its 95% interval; dotted, chance; grey, the chapter's rule."""
+    from privmetrics.experiments.games.game_analysis import MIN_EFFECT
+
+    part = table[table.dataset == dataset]
+    kinds = sorted(part.kind.unique())
+    fig, axes = plt.subplots(1, len(kinds), figsize=(COLUMN_INCHES, 3.4), sharey=True,
+                             squeeze=False)  # fmt: skip
+    sizes = sorted(part["size"].unique())
+    for ax, kind in zip(axes[0], kinds, strict=True):
+        shown = part[part.kind == kind]
+        for k, (config, rows) in enumerate(shown.groupby("config", sort=False)):
+            rows = rows.sort_values("size")
+            at = np.log10(rows["size"].to_numpy(float)) + (k - 3) * 0.01
+            ax.errorbar(at, rows.value, yerr=[rows.value - rows.low, rows.high - rows.value],
+                        fmt="o-", markersize=3, capsize=2, linewidth=1, label=config)  # fmt: skip
+        ax.axhline(0.5, color="grey", linestyle=":", linewidth=1)
+        ax.axhline(0.5 + MIN_EFFECT, color="grey", linewidth=0.6, alpha=0.6)
+        ax.set_xticks(np.log10(sizes), [f"{s:,}" for s in sizes], fontsize=8)
+        ax.set_title(f"{kind} targets", fontsize=9)
+        ax.set_xlabel("training rows", fontsize=9)
+    axes[0][0].set_ylabel("membership AUC")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.suptitle(f"{dataset}: membership inference against the training table's size", fontsize=10)
+    fig.tight_layout(rect=(0, 0.16, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    return fig

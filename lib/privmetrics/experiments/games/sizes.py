@@ -1,0 +1,161 @@
+"""The training-size ladder: the membership games played again at other training sizes.
+
+Risk falls as a synthesiser learns from more rows, and the two editions disagree for it: the
+quick edition's games (200 training rows) find members that the paper store's (500 rows) do not.
+The ladder measures the size effect at the paper's synthesiser settings: for each dataset of the
+profile's ``game_size_datasets`` and each technique of ``game_size_techniques``, the games of
+:mod:`.play` are played with training tables of every size in ``game_sizes``, on the same
+population sample and the same targets (:func:`~privmetrics.attacks.one_run.choose_targets` does
+not depend on the size), each size a game setting of its own in the store (``train_rows``), so a
+size already played is not played again. The population is halved into the shadow and
+evaluation pools, so a size must fit in half of it.
+
+:func:`size_table` reads the shadow attack's AUC per size, configuration and kind of target;
+:func:`size_findings` says, per configuration and kind, at which sizes the attack finds members
+by the chapter's rule and where that stops: the size at which the leak fades.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from privmetrics.experiments.games.game_analysis import finds_members
+from privmetrics.experiments.games.game_store import GameStore
+from privmetrics.experiments.games.play import run_games
+from privmetrics.experiments.grid.runner import results_path
+from privmetrics.experiments.profiles import Profile
+
+
+def size_profiles(profile: Profile) -> list[Profile]:
+    """The profile at each size of its ladder (its games' ``game_train_rows`` replaced)."""
+    return [replace(profile, game_train_rows=n) for n in profile.game_sizes]
+
+
+def play_sizes(profile: Profile, path=None, n_jobs: int | None = None, progress: bool = True,
+               client=None) -> None:  # fmt: skip
+    """Play the missing games of the profile's training-size ladder (module doc) into the
+    database at ``path`` (default: the profile's), resumable."""
+    store = GameStore(path or results_path(profile), "membership")
+    for sized in size_profiles(profile):
+        run_games(sized, datasets=list(profile.game_size_datasets),
+                  techniques=profile.game_size_techniques, store=store, n_jobs=n_jobs,
+                  progress=progress, client=client)  # fmt: skip
+
+
+def size_games(profile: Profile) -> pd.DataFrame:
+    """The membership games of the ladder in the profile's store, with their ``size``; a size's
+    games count only when every technique of the ladder is complete there."""
+    path = results_path(profile)
+    if not profile.game_sizes or not path.exists():
+        return pd.DataFrame()
+    store, frames = GameStore(path, "membership"), []
+    for sized in size_profiles(profile):
+        games = store.games(sized)
+        games = games[games.dataset.isin(profile.game_size_datasets)
+                      & games.technique.isin(profile.game_size_techniques)]  # fmt: skip
+        frames.append(games.assign(size=sized.game_train_rows))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def size_table(games: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """The shadow attack's AUC per (dataset, size, config, kind) with its interval and
+    permutation p, and whether it finds members by the chapter's rule (level 0.05 divided by
+    the sizes scanned)."""
+    from privmetrics.experiments.games.kept_tables import kept_attack_table
+
+    if games.empty:
+        return pd.DataFrame()
+    frames = []
+    for size, part in games.groupby("size"):
+        table = kept_attack_table(part.drop(columns="size"), seed=seed)
+        frames.append(table[table.measure == "AUC"].drop(columns="draws").assign(size=size))
+    table = pd.concat(frames, ignore_index=True)
+    sizes = table.groupby(["dataset", "config", "kind"])["size"].transform("nunique")
+    table["found"] = [finds_members(r, 0.5, 0.05 / n) for r, n in
+                      zip(table.itertuples(), sizes, strict=True)]  # fmt: skip
+    return table
+
+
+def _rows(value: float) -> str:
+    return f"{int(value):,} rows"
+
+
+def size_findings(table: pd.DataFrame, sizes: dict[str, int] | None = None) -> list[str]:
+    """Per (dataset, config, kind of target): the AUC at every size and where the attack finds
+    members; then, where ``sizes`` names other tables' sizes (an edition's games), what the
+    ladder reads at those sizes."""
+    if table.empty:
+        return []
+    lines = []
+    for (dataset, config, kind), part in table.groupby(["dataset", "config", "kind"], sort=False):
+        part = part.sort_values("size")
+        each = ", ".join(f"{_rows(r.size)} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
+                         for r in part.itertuples())  # fmt: skip
+        found = part[part.found]
+        if found.empty:
+            verdict = "finds members at no size"
+        elif len(found) == len(part):
+            verdict = "finds members at every size"
+        else:
+            verdict = (f"finds members at {', '.join(_rows(s) for s in found['size'])} and not at "
+                       f"{', '.join(_rows(s) for s in part[~part.found]['size'])}")  # fmt: skip
+        lines.append(f"**{dataset}**, {config}, {kind} targets: AUC {each}; the attack {verdict}.")
+    for name, size in (sizes or {}).items():
+        at = table[table["size"] == size]
+        if at.empty:
+            continue
+        found = at[at.found]
+        said = ("; ".join(f"{r.dataset} {r.config}, {r.kind} targets (AUC {r.value:.2f})"
+                          for r in found.itertuples()) if len(found) else "none")  # fmt: skip
+        lines.append(f"At {_rows(size)}, the size of {name}'s games, the paper's synthesiser "
+                     f"settings leak members in: {said}.")  # fmt: skip
+    return lines
+
+
+def fades(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, config, kind): the largest size at which the attack finds members and the
+    smallest size above it at which it finds none (NaN where there is none)."""
+    rows = []
+    for key, part in table.groupby(["dataset", "config", "kind"], sort=False):
+        found = part[part.found]["size"]
+        largest = found.max() if len(found) else np.nan
+        above = part[(~part.found) & (part["size"] > (largest if len(found) else -1))]["size"]
+        rows.append((*key, largest, above.min() if len(above) else np.nan))
+    return pd.DataFrame(rows, columns=["dataset", "config", "kind", "finds up to", "fades at"])
+
+
+def sizes_path(profile: Profile):
+    """Where a profile's size table is kept: ``sizes-<profile>.json`` beside its results store
+    (the paper store's ships, as its verdicts and ladder do)."""
+    from privmetrics.experiments.games.kept_tables import verdicts_path
+
+    return verdicts_path(profile).with_name(f"sizes-{profile.name}.json")
+
+
+def kept_size_table(profile: Profile, keep: bool = False) -> pd.DataFrame:
+    """:func:`size_table` of the profile's ladder, read from :func:`sizes_path` when its key (the
+    games' content and sizes, and the code of this module and of the attack table's) is
+    today's, else computed (and written there when ``keep``: the paper edition's build keeps it,
+    so that the quick edition shows it without paying its permutation tests)."""
+    import hashlib
+    import sys
+
+    from privmetrics.experiments.games import kept_tables
+
+    games = size_games(profile)
+    if games.empty:
+        return pd.DataFrame()
+    digest = hashlib.sha256(kept_tables.table_key(games, sizes=profile.game_sizes).encode())
+    digest.update(kept_tables._code(sys.modules[__name__]).encode())
+    digest.update(pd.util.hash_pandas_object(games["size"], index=False).to_numpy().tobytes())
+    key, path = digest.hexdigest()[:20], sizes_path(profile)
+    kept = kept_tables._read_kept(path, key, ("sizes",))
+    if kept is not None:
+        return kept["sizes"]
+    table = size_table(games, seed=profile.seed)
+    if keep:
+        kept_tables._write_kept(path, key, {"sizes": table})
+    return table

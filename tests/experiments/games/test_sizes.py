@@ -1,0 +1,55 @@
+"""The training-size ladder (experiments/games/sizes.py): the games played again at other sizes
+on the same targets, resumed, read per size, and where a leak fades, in generated words."""
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from privmetrics.experiments.games import sizes as Z
+from privmetrics.experiments.profiles import get_profile
+
+
+def _table(found: dict[int, bool], config="CTGAN", kind="vulnerable") -> pd.DataFrame:
+    return pd.DataFrame([{"dataset": "texas", "config": config, "kind": kind, "size": size,
+                          "value": 0.7 if hit else 0.5, "low": 0.62 if hit else 0.45,
+                          "high": 0.78 if hit else 0.55, "found": hit}
+                         for size, hit in found.items()])  # fmt: skip
+
+
+def test_a_leak_fades_at_the_first_size_above_the_largest_that_leaks():
+    table = pd.concat([_table({100: True, 200: True, 500: False, 900: False}),
+                       _table({100: False, 200: False}, config="Random")])  # fmt: skip
+    found = Z.fades(table).set_index("config")
+    assert found.loc["CTGAN", "finds up to"] == 200 and found.loc["CTGAN", "fades at"] == 500
+    assert np.isnan(found.loc["Random", "finds up to"])
+    lines = Z.size_findings(table, {"the quick edition": 200, "the paper store": 500})
+    assert (
+        "the attack finds members at 100 rows, 200 rows and not at 500 rows, 900 rows" in lines[0]
+    )
+    assert lines[1].endswith("the attack finds members at no size.")
+    assert "At 200 rows, the size of the quick edition's games" in lines[2]
+    assert "texas CTGAN, vulnerable targets (AUC 0.70)" in lines[2]
+    assert lines[3].endswith("leak members in: none.")
+
+
+def test_the_games_are_played_at_each_size_on_the_same_targets_and_resumed(tmp_path, monkeypatch):
+    from privmetrics.experiments.games import play
+
+    profile = replace(get_profile("smoke"), game_sizes=(30, 60), game_size_techniques=("random",),
+                      game_size_datasets=("flchain",))  # fmt: skip
+    monkeypatch.setattr(Z, "results_path", lambda p: tmp_path / "s.sqlite")
+    Z.play_sizes(profile, progress=False)
+    games = Z.size_games(profile)
+    assert set(games["size"]) == {30, 60} and set(games.config) == {"Random"}
+    targets = games.groupby("size").apply(lambda g: frozenset(zip(g.kind, g.target, strict=True)))
+    assert targets[30] == targets[60]  # the same targets at every size
+
+    def refuse(*args):
+        raise AssertionError("played again")
+
+    monkeypatch.setattr(play, "play_configuration", refuse)
+    Z.play_sizes(profile, progress=False)
+    table = Z.size_table(games)
+    assert set(table["size"]) == {30, 60} and set(table.measure) == {"AUC"}
+    assert Z.size_games(get_profile("smoke")).empty  # a profile without a ladder has none
