@@ -3,6 +3,7 @@ for this edition's store and the shipped paper store, and say so when a store is
 
 import re
 
+import pandas as pd
 import pytest
 
 from privmetrics.compendium.book.findings import compare, sentences, what_we_found
@@ -190,6 +191,30 @@ def test_the_calibrated_verdicts_section_reads_the_shipped_paper_store_beside_th
     assert len(alone) == 1 and "uncalibrated" in alone[0].data
 
 
+def test_the_size_section_reads_the_shipped_paper_store_beside_the_quick_edition(monkeypatch):
+    """The quick edition shows the paper store's training-size ladder, kept in
+    results/sizes-paper.json (read, not computed: its permutation tests cost a CPU-minute), with
+    what it reads at each edition's size; an edition without the paper beside it has none."""
+    from privmetrics.compendium.book.chapter import Chapter
+    from privmetrics.compendium.book.known_leaks import size_section
+    from privmetrics.experiments.games import sizes
+
+    def computed(*args, **kwargs):
+        raise AssertionError("the kept size table was computed again: make reproduce PROFILE=paper")
+
+    monkeypatch.setattr(sizes, "size_table", computed)
+    paper = get_profile("paper")
+    table = sizes.kept_size_table(paper)
+    assert set(table["size"]) == set(paper.game_sizes)
+    shown = size_section(Chapter(get_profile("quick"), ["texas"]))
+    said = shown[0].data
+    assert said.startswith("From the shipped paper store:")
+    assert f"At {get_profile('quick').game_train_rows} rows, the size of the quick edition" in said
+    assert "The training-size ladder on texas" in shown[1].data
+    alone = size_section(Chapter(get_profile("smoke"), ["texas"]))
+    assert len(alone) == 1 and "other training sizes" in alone[0].data
+
+
 def test_the_introductions_headline_counts_the_verdicts_of_every_result():
     from privmetrics.compendium.book.findings import headline, result_verdicts
 
@@ -205,3 +230,29 @@ def test_the_introductions_headline_counts_the_verdicts_of_every_result():
         if n:
             assert re.search(rf"\b{n} (partly )?{verdict[:5]}", text), (verdict, n, text)
     assert "Tables 7-12" not in text.split("(Figures 5-14, Tables 7-12)")[1]
+
+
+def test_an_editions_finding_is_set_against_the_training_size_ladder():
+    """The quick edition's games find a leak beyond Real at its size: the paper store's ladder
+    explains it only where it finds the same leak at that size; else the sentence names how the
+    editions' games differ, read from the profiles."""
+    from privmetrics.compendium.book.findings import edition_difference
+
+    quick, paper = get_profile("quick"), get_profile("paper")
+    rows = [("CTGAN", 0.70, 0.62, 0.78, 1e-4), ("Random", 0.5, 0.45, 0.55, 0.5),
+            ("PrivBayes ε=1", 0.5, 0.45, 0.55, 0.5)]  # fmt: skip
+    attacks = pd.DataFrame([{"dataset": "texas", "config": c, "kind": "vulnerable",
+                             "measure": "AUC", "value": v, "low": lo, "high": hi, "p": p}
+                            for c, v, lo, hi, p in rows])  # fmt: skip
+    ladder = pd.DataFrame([{"dataset": "texas", "config": c, "kind": "vulnerable", "size": 200,
+                            "found": False} for c, *_ in rows])  # fmt: skip
+    said = edition_difference(quick, paper, attacks, ladder)
+    assert said.startswith("So the `quick` edition's finding at 200 rows (texas CTGAN, "
+                           "vulnerable targets) is not the training size's alone")  # fmt: skip
+    assert "a population of 1,000 against 2,000" in said and "ctgan with" in said
+    ladder.loc[ladder.config == "CTGAN", "found"] = True
+    assert edition_difference(quick, paper, attacks, ladder).endswith(
+        "is the training size's: the ladder finds it at that size too."
+    )
+    nothing = attacks.assign(low=0.45, p=0.5)
+    assert edition_difference(quick, paper, nothing, ladder) == ""

@@ -22,15 +22,19 @@ def test_a_leak_fades_at_the_first_size_above_the_largest_that_leaks():
                        _table({100: False, 200: False}, config="Random")])  # fmt: skip
     found = Z.fades(table).set_index("config")
     assert found.loc["CTGAN", "finds up to"] == 200 and found.loc["CTGAN", "fades at"] == 500
-    assert np.isnan(found.loc["Random", "finds up to"])
+    assert np.isnan(found.loc["Random", "finds up to"]) and np.isnan(
+        found.loc["Random", "fades at"]
+    )
     lines = Z.size_findings(table, {"the quick edition": 200, "the paper store": 500})
     assert (
         "the attack finds members at 100 rows, 200 rows and not at 500 rows, 900 rows" in lines[0]
     )
     assert lines[1].endswith("the attack finds members at no size.")
-    assert "At 200 rows, the size of the quick edition's games" in lines[2]
-    assert "texas CTGAN, vulnerable targets (AUC 0.70)" in lines[2]
-    assert lines[3].endswith("leak members in: none.")
+    assert lines[2] == ("The leak fades with the training size: texas CTGAN, vulnerable "
+                        "targets, found up to 200 rows, not from 500 rows.")  # fmt: skip
+    assert "At 200 rows, the size of the quick edition's games" in lines[3]
+    assert "texas CTGAN, vulnerable targets (AUC 0.70)" in lines[3]
+    assert lines[4].endswith("leak members in: none.")
 
 
 def test_the_games_are_played_at_each_size_on_the_same_targets_and_resumed(tmp_path, monkeypatch):

@@ -103,6 +103,14 @@ def size_findings(table: pd.DataFrame, sizes: dict[str, int] | None = None) -> l
             verdict = (f"finds members at {', '.join(_rows(s) for s in found['size'])} and not at "
                        f"{', '.join(_rows(s) for s in part[~part.found]['size'])}")  # fmt: skip
         lines.append(f"**{dataset}**, {config}, {kind} targets: AUC {each}; the attack {verdict}.")
+    faded = fades(table).dropna(subset=["finds up to"])
+    if len(faded):
+        lines.append("The leak fades with the training size: " + "; ".join(
+            f"{r['dataset']} {r['config']}, {r['kind']} targets, found up to "
+            f"{_rows(r['finds up to'])}" + (f", not from {_rows(r['fades at'])}"
+                                            if not np.isnan(r["fades at"])
+                                            else ", at every size played")
+            for r in faded.to_dict("records")) + ".")  # fmt: skip
     for name, size in (sizes or {}).items():
         at = table[table["size"] == size]
         if at.empty:
@@ -117,13 +125,16 @@ def size_findings(table: pd.DataFrame, sizes: dict[str, int] | None = None) -> l
 
 def fades(table: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, config, kind): the largest size at which the attack finds members and the
-    smallest size above it at which it finds none (NaN where there is none)."""
+    smallest size above it at which it finds none (both NaN where it finds members at no size;
+    the second NaN where it finds them up to the largest size)."""
     rows = []
     for key, part in table.groupby(["dataset", "config", "kind"], sort=False):
         found = part[part.found]["size"]
-        largest = found.max() if len(found) else np.nan
-        above = part[(~part.found) & (part["size"] > (largest if len(found) else -1))]["size"]
-        rows.append((*key, largest, above.min() if len(above) else np.nan))
+        if found.empty:
+            rows.append((*key, np.nan, np.nan))
+            continue
+        above = part[(~part.found) & (part["size"] > found.max())]["size"]
+        rows.append((*key, found.max(), above.min() if len(above) else np.nan))
     return pd.DataFrame(rows, columns=["dataset", "config", "kind", "finds up to", "fades at"])
 
 
