@@ -250,6 +250,7 @@ def test_an_editions_finding_is_set_against_the_training_size_ladder():
     assert said.startswith("So the `quick` edition's finding at 200 rows (texas CTGAN, "
                            "vulnerable targets) is not the training size's alone")  # fmt: skip
     assert "a population of 1,000 against 2,000" in said and "ctgan with" in said
+    assert "ctgan's evaluation releases 10 against 20" in said  # the neural fits' cap
     ladder.loc[ladder.config == "CTGAN", "found"] = True
     assert edition_difference(quick, paper, attacks, ladder).endswith(
         "is the training size's: the ladder finds it at that size too."

@@ -363,12 +363,17 @@ def edition_difference(profile: Profile, sized: Profile, attacks: pd.DataFrame,
     )
     if all((r.dataset, r.config, r.kind) in seen for r in found):
         return f"{lead} is the training size's: the ladder finds it at that size too."
+    from privmetrics.experiments.games.game_store import game_settings
+
     differ = [f"{what} {getattr(profile, field):,} against {getattr(sized, field):,}"
               for what, field in (("a population of", "game_population"),
-                                  ("targets of each kind", "game_targets"),
-                                  ("evaluation releases", "game_releases"))
+                                  ("targets of each kind", "game_targets"))
               if getattr(profile, field) != getattr(sized, field)]  # fmt: skip
     for technique in sorted({c.technique for c in _configurations(found)}):
+        mine, theirs = game_settings(profile, technique), game_settings(sized, technique)
+        if mine["releases"] != theirs["releases"]:
+            differ.append(f"{technique}'s evaluation releases {mine['releases']:,} against "
+                          f"{theirs['releases']:,}")  # fmt: skip
         mine, theirs = profile.params_for(technique), sized.params_for(technique)
         if mine != theirs:
             differ.append(f"{technique} with {mine} against {theirs}")
