@@ -122,11 +122,14 @@ def kept_findings(
     from privmetrics.experiments.games.calibration import load_calibration
     from privmetrics.experiments.games.game_analysis import predictiveness
     from privmetrics.experiments.games.game_store import GameStore
+    from privmetrics.experiments.grid.configurations import LADDER
     from privmetrics.experiments.grid.runner import load_results, results_path
     from privmetrics.experiments.studies.pategan_study import untrained
 
     store = results_path(profile)
     games = GameStore(store, "membership").games(profile) if store.exists() else pd.DataFrame()
+    if not games.empty:  # the leakage ladder's games are controls, which no verdict reads
+        games = games[games.technique != LADDER].reset_index(drop=True)
     if games.empty:
         return pd.DataFrame(), pd.DataFrame()
     results = load_results(profile, progress=False)
