@@ -23,6 +23,10 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--jobs", type=int, default=2, help="parallel games (default 2)")
     parser.add_argument("--out", help="also record the report (JSON, with date and commit) here")
+    parser.add_argument(
+        "--readings", type=int, default=2,
+        help="also read this many stored releases at the games' scale again (default 2; 0: none)",
+    )  # fmt: skip
 
 
 def run(args) -> int:
@@ -46,4 +50,13 @@ def run(args) -> int:
     if args.out:
         wall = time.perf_counter() - start
         record(report, args.out, args.profile.name, args.tolerance, wall, what="games")
-    return 1 if (report.verdict == "DIFFERENT").any() else 0
+    different = (report.verdict == "DIFFERENT").any()
+    if args.readings and args.profile.game_ladder_doses:  # the calibration's other side
+        from privmetrics.experiments.games.scale_readings import verify_readings
+
+        readings = verify_readings(args.profile, path=args.store, sample=args.readings,
+                                   seed=args.seed, tolerance=args.tolerance, n_jobs=args.jobs)  # fmt: skip
+        print("\nreadings at the games' scale, read again from scratch:")
+        print(readings.to_string(index=False))
+        different = different or (readings.verdict == "DIFFERENT").any()
+    return 1 if different else 0

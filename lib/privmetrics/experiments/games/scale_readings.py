@@ -153,3 +153,57 @@ def scale_readings(
     found = found[found.dataset.isin(datasets)].reset_index(drop=True)
     what = "releases of the configurations at the games' scale"
     return with_missing(found, KEY, expected, what, profile)
+
+
+def verify_readings(
+    profile: Profile, path: str | Path | None = None, sample: int = 3, seed: int = 0,
+    tolerance: float = 1e-9, budget_minutes: float | None = None, n_jobs: int = 2,
+    progress: bool = True, where: str = "fresh",
+) -> pd.DataFrame:  # fmt: skip
+    """Do the stored readings regenerate? A seeded ``sample`` of the stored releases (round-robin
+    over techniques within ``budget_minutes``, :func:`~privmetrics.experiments.grid.verify.
+    round_robin`), each fitted and read again from scratch in a fresh interpreter (``where``, as
+    :func:`~privmetrics.experiments.batch.run_batch` reads it), every
+    measure's score compared with the stored one: one row per release with the measures read,
+    how many are the same to the bit, the largest difference and the verdict ("identical",
+    "within tolerance" or "DIFFERENT")."""
+    from privmetrics.experiments.grid.verify import configurations, round_robin
+
+    path = path or results_path(profile)
+    found = stored_scale_readings(path, profile)
+    if found.empty:
+        raise ValueError(f"{path} holds no readings at the games' scale to verify")
+    releases = found.groupby(KEY, as_index=False).agg(
+        technique=("technique", "first"), params=("params", "first"), cost=("seconds", "sum")
+    )
+    budget = None if budget_minutes is None else budget_minutes * 60 * n_jobs
+    pick = round_robin(releases, sample, seed, budget)
+    metrics = sorted(set(found.metric))
+    configs = configurations()
+    populations = {d: load_dataset(d, n=profile.game_population, seed=profile.seed)
+                   for d in set(pick.dataset)}  # fmt: skip
+    tasks = [Task(f"verify-scale-{r.dataset}-{r.config}-{r.run}", read_configuration,
+                  (r.dataset, configs[r.config],
+                   json.loads(r.params), int(r.run), *populations[r.dataset],
+                   profile.game_train_rows, profile.seed, metrics), cost=float(r.cost))
+             for r in pick.itertuples()]  # fmt: skip
+    stored = found.set_index([*KEY, "metric"]).score
+    rows = []
+
+    def compare(task, new: list[dict]) -> None:
+        again = pd.Series({(n["dataset"], n["config"], n["run"], n["metric"]): n["score"]
+                           for n in new})  # fmt: skip
+        old = stored.reindex(again.index)
+        same = (again == old) | (again.isna() & old.isna())
+        gap = (again - old).abs()[~same]  # NaN where one side is missing: different
+        largest = float(gap.max()) if len(gap) else 0.0
+        verdict = ("identical" if same.all() else "within tolerance"
+                   if gap.notna().all() and largest <= tolerance else "DIFFERENT")  # fmt: skip
+        first = new[0]
+        rows.append({"dataset": first["dataset"], "config": first["config"], "run": first["run"],
+                     "measures": len(again), "same": int(same.sum()), "largest difference": largest,
+                     "verdict": verdict})  # fmt: skip
+
+    run_batch(tasks, compare, n_jobs, where=where, progress=progress,
+              desc="readings at the games' scale, again")  # fmt: skip
+    return pd.DataFrame(rows)
