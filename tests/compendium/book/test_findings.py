@@ -197,14 +197,14 @@ def test_the_size_section_reads_the_shipped_paper_store_beside_the_quick_edition
     what it reads at each edition's size; an edition without the paper beside it has none."""
     from privmetrics.compendium.book.chapter import Chapter
     from privmetrics.compendium.book.known_leaks import size_section
-    from privmetrics.experiments.games import sizes
+    from privmetrics.experiments.games import kept_tables, sizes
 
     def computed(*args, **kwargs):
         raise AssertionError("the kept size table was computed again: make reproduce PROFILE=paper")
 
     monkeypatch.setattr(sizes, "size_table", computed)
     paper = get_profile("paper")
-    table = sizes.kept_size_table(paper)
+    table = kept_tables.kept_size_table(paper)
     assert set(table["size"]) == set(paper.game_sizes)
     shown = size_section(Chapter(get_profile("quick"), ["texas"]))
     said = shown[0].data

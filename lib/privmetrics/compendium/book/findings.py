@@ -325,15 +325,14 @@ def size_sentences(profile: Profile, attacks: pd.DataFrame | None = None) -> lis
     reads where a leak fades and at the quick edition's and the paper store's training sizes;
     beside another edition's own ``attacks``, whether the ladder explains what that edition
     finds beyond Real (:func:`edition_difference`)."""
-    from privmetrics.experiments.games.sizes import kept_size_table, size_findings
+    from privmetrics.experiments.games.kept_tables import kept_size_table
+    from privmetrics.experiments.games.sizes import edition_sizes, size_findings
 
     sized = profile if profile.game_sizes else _shown(profile)[-1]
     if not sized.game_sizes:
         return []
-    editions = {"the quick edition": get_profile("quick").game_train_rows,
-                "the paper store": get_profile("paper").game_train_rows}  # fmt: skip
     table = kept_size_table(sized)
-    lines = [line for line in size_findings(table, editions)
+    lines = [line for line in size_findings(table, edition_sizes())
              if line.startswith(("At ", "The leak fades"))]  # fmt: skip
     if attacks is not None and sized is not profile:
         lines.append(edition_difference(profile, sized, attacks, table))

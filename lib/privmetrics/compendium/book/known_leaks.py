@@ -148,7 +148,8 @@ def size_section(chapter) -> list:
     from IPython.display import Markdown
 
     from privmetrics.compendium.book.plots import captioned
-    from privmetrics.experiments.games.sizes import kept_size_table, size_findings
+    from privmetrics.experiments.games.kept_tables import kept_size_table
+    from privmetrics.experiments.games.sizes import edition_sizes, size_findings
     from privmetrics.experiments.paper.figures import size_curve
 
     profile = chapter.profile
@@ -159,9 +160,7 @@ def size_section(chapter) -> list:
         return [Markdown("No store of this edition, or shipped beside it, holds the games at "
                          "other training sizes.")]  # fmt: skip
     edition = "this edition's store" if profile is chapter.profile else "the shipped paper store"
-    editions = {"the quick edition": get_profile("quick").game_train_rows,
-                "the paper store": get_profile("paper").game_train_rows}  # fmt: skip
-    lines = size_findings(table, editions)
+    lines = size_findings(table, edition_sizes())
     shown = [Markdown(f"From {edition}:\n\n" + "\n".join(f"- {line}" for line in lines))]
     for name in dict.fromkeys(table.dataset):
         size_curve(table, name)

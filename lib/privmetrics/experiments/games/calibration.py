@@ -50,6 +50,7 @@ from privmetrics.experiments.games.game_analysis import (
     finds_members,
 )
 from privmetrics.experiments.games.game_findings import counted_verdicts
+from privmetrics.experiments.games.ladder import _dose
 from privmetrics.metrics import select
 
 # readings within this of each other read as equal (means of three runs of scores in [0, 1])
@@ -180,10 +181,6 @@ def reason(doses: pd.Series, detectable: float, detected_from: float) -> str:
                 f"metric reads ({shown})")  # fmt: skip
     return ("where the metric reads a dose the attack detects, the attack neither finds members "
             "nor lies at chance")  # fmt: skip
-
-
-def _dose(value: float) -> str:
-    return f"{value:.1%}".replace(".0%", "%")
 
 
 def calibration_note(points: dict, detectable: float) -> str:

@@ -12,7 +12,9 @@ new parameter or changed code computes afresh, and nothing stale is read. The ta
 :func:`kept_findings` keeps what the book reads of a store's games, the membership AUC rows and
 Experiment 3's verdicts, in ``verdicts-<profile>.json`` beside the store under a key of
 everything they read (:func:`verdicts_key`): the paper edition's build writes the paper store's,
-which ships, and another edition's headline and the metric pages read it while its key holds."""
+which ships, and another edition's headline and the metric pages read it while its key holds.
+:func:`kept_power_curves` and :func:`kept_size_table` keep the leakage ladder's power curves and
+the training-size ladder's table the same way (``ladder-<profile>.json``, ``sizes-<profile>.json``)."""
 
 import hashlib
 import importlib
@@ -203,3 +205,33 @@ def kept_power_curves(
     if keep:
         _write_kept(path, key, {"curves": curves})
     return curves
+
+
+def sizes_path(profile) -> Path:
+    """Where a profile's training-size table is kept: ``sizes-<profile>.json`` beside its
+    results store (the paper store's ships, as its verdicts and ladder do)."""
+    return verdicts_path(profile).with_name(f"sizes-{profile.name}.json")
+
+
+def kept_size_table(profile, keep: bool = False) -> pd.DataFrame:
+    """:func:`~privmetrics.experiments.games.sizes.size_table` of the profile's training-size
+    ladder, read from :func:`sizes_path` when its key (the games' content and sizes, and the
+    code of the sizes module and of :data:`COMPUTING`) is today's, else computed (and written
+    there when ``keep``: the paper edition's build keeps it, so that the quick edition shows it
+    without paying its permutation tests)."""
+    from privmetrics.experiments.games import sizes
+
+    games = sizes.size_games(profile)
+    if games.empty:
+        return pd.DataFrame()
+    digest = hashlib.sha256(table_key(games, sizes=profile.game_sizes).encode())
+    digest.update(_code(sizes).encode())
+    digest.update(pd.util.hash_pandas_object(games["size"], index=False).to_numpy().tobytes())
+    key, path = digest.hexdigest()[:20], sizes_path(profile)
+    kept = _read_kept(path, key, ("sizes",))
+    if kept is not None:
+        return kept["sizes"]
+    table = sizes.size_table(games, seed=profile.seed)
+    if keep:
+        _write_kept(path, key, {"sizes": table})
+    return table

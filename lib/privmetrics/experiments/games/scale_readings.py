@@ -21,10 +21,7 @@ made by other code of its synthesiser is made again.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
-from contextlib import closing
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -33,13 +30,15 @@ from privmetrics.data.datasets import load_dataset
 from privmetrics.experiments.batch import Task, run_batch
 from privmetrics.experiments.games.sensitivity import (
     RUNS,
+    ReadingStore,
     read_by_all,
+    reading_rows,
+    stored_at_settings,
     training_table,
     with_missing,
 )
 from privmetrics.experiments.grid.configurations import Configuration, paper_configurations
 from privmetrics.experiments.grid.runner import TECHNIQUE_COST, TORCH_TECHNIQUES, results_path
-from privmetrics.experiments.grid.store import Database
 from privmetrics.experiments.profiles import Profile
 from privmetrics.metrics import evaluate, select
 from privmetrics.synthesisers import make_synthesiser
@@ -59,40 +58,19 @@ COLUMNS = ["dataset", "config", "run", "metric", "technique", "params", "populat
            "train_rows", "seed", "score", "seconds", "code", "finished"]  # fmt: skip
 
 
-class ScaleStore(Database):
+class ScaleStore(ReadingStore):
     """The metrics' readings of the configurations at the games' scale (``scale_scores``)."""
 
     SCHEMA = SCHEMA
-
-    def add(self, rows: list[dict]) -> None:
-        """One release's readings, in one transaction (replacing an older reading)."""
-        with self._connection() as conn:
-            conn.executemany(
-                f"INSERT OR REPLACE INTO scale_scores ({', '.join(COLUMNS)}) "
-                f"VALUES ({', '.join('?' * len(COLUMNS))})",
-                [tuple(row[c] for c in COLUMNS) for row in rows],
-            )
+    TABLE = "scale_scores"
+    COLUMNS = tuple(COLUMNS)
 
 
 def stored_scale_readings(path: str | Path, profile: Profile) -> pd.DataFrame:
     """The readings in the database at ``path`` made at the profile's game settings by the
-    current code of each synthesiser, read without opening the file for writing; empty when the
-    file or its table is absent."""
-    path = Path(path)
-    empty = pd.DataFrame(columns=COLUMNS)
-    if not path.exists():
-        return empty
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'scale_scores'").fetchone():
-            return empty
-        found = pd.read_sql_query("SELECT * FROM scale_scores", conn)
-    current = found.technique.map(code_fingerprint) == found.code
-    return found[
-        (found.population == profile.game_population)
-        & (found.train_rows == profile.game_train_rows)
-        & (found.seed == profile.seed)
-        & current
-    ].reset_index(drop=True)
+    current code of each synthesiser (:func:`.sensitivity.stored_at_settings`)."""
+    found = stored_at_settings(path, ScaleStore.TABLE, COLUMNS, profile)
+    return found[found.technique.map(code_fingerprint) == found.code].reset_index(drop=True)
 
 
 def read_configuration(dataset: str, config: Configuration, params: dict, run: int,
@@ -109,11 +87,8 @@ def read_configuration(dataset: str, config: Configuration, params: dict, run: i
     common = {"dataset": dataset, "config": config.label, "run": run,
               "technique": config.technique, "params": json.dumps(params, sort_keys=True),
               "population": len(population), "train_rows": train_rows, "seed": seed,
-              "code": code_fingerprint(config.technique),
-              "finished": datetime.now(UTC).isoformat(timespec="seconds")}  # fmt: skip
-    made = (time.perf_counter() - start - scores.seconds.sum()) / max(len(scores), 1)
-    return [{**common, "metric": m, "score": float(s), "seconds": float(t) + made}
-            for m, s, t in zip(scores.metric, scores.score, scores.seconds, strict=True)]  # fmt: skip
+              "code": code_fingerprint(config.technique)}  # fmt: skip
+    return reading_rows(common, scores, start)
 
 
 def scale_readings(

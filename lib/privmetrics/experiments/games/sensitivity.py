@@ -68,46 +68,62 @@ CREATE TABLE IF NOT EXISTS ladder_scores (
 KEY = ["dataset", "dose", "jitter", "run"]
 
 
-class LadderStore(Database):
+class ReadingStore(Database):
+    """Releases read by every measure, one row per (release, measure), in the table ``TABLE``
+    (with ``COLUMNS``) of a results database: the ladder's readings here, the configurations'
+    at the games' scale in :mod:`.scale_readings`."""
+
+    TABLE = ""
+    COLUMNS: tuple[str, ...] = ()
+
+    def add(self, rows: list[dict]) -> None:
+        """One release's readings, in one transaction (replacing an older reading)."""
+        with self._connection() as conn:
+            conn.executemany(
+                f"INSERT OR REPLACE INTO {self.TABLE} ({', '.join(self.COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(self.COLUMNS))})",
+                [tuple(row[c] for c in self.COLUMNS) for row in rows],
+            )
+
+
+def stored_at_settings(path: str | Path, table: str, columns, profile: Profile) -> pd.DataFrame:
+    """The rows of ``table`` in the database at ``path`` read at the profile's game settings
+    (population, training rows, seed), read without opening the file for writing (a book reads
+    the shipped store and leaves its bytes as they were); empty, with ``columns``, when the file
+    or its table is absent."""
+    path = Path(path)
+    empty = pd.DataFrame(columns=list(columns))
+    if not path.exists():
+        return empty
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+            return empty
+        found = pd.read_sql_query(f"SELECT * FROM {table}", conn)
+    return found[
+        (found.population == profile.game_population)
+        & (found.train_rows == profile.game_train_rows)
+        & (found.seed == profile.seed)
+    ].reset_index(drop=True)
+
+
+class LadderStore(ReadingStore):
     """The metrics' readings of the ladder in a results database (``ladder_scores``)."""
 
     SCHEMA = SCHEMA
+    TABLE = "ladder_scores"
+    COLUMNS = ("dataset", "dose", "jitter", "run", "metric", "population", "train_rows", "seed",
+               "score", "seconds", "code", "finished")  # fmt: skip
 
     def readings(self, profile: Profile) -> pd.DataFrame:
         """The readings made at the profile's game settings by the current ladder code."""
         return stored_readings(self.path, profile)
 
-    def add(self, rows: list[dict]) -> None:
-        """One release's readings, in one transaction (replacing an older reading)."""
-        columns = ["dataset", "dose", "jitter", "run", "metric", "population", "train_rows", "seed",
-                   "score", "seconds", "code", "finished"]  # fmt: skip
-        with self._connection() as conn:
-            conn.executemany(
-                f"INSERT OR REPLACE INTO ladder_scores ({', '.join(columns)}) "
-                f"VALUES ({', '.join('?' * len(columns))})",
-                [tuple(row[c] for c in columns) for row in rows],
-            )
-
 
 def stored_readings(path: str | Path, profile: Profile) -> pd.DataFrame:
-    """The readings in the database at ``path`` made at the profile's game settings by the
-    current ladder code, read without opening the file for writing (a book reads the shipped
-    store and leaves its bytes as they were); empty when the file or its table is absent."""
-    path = Path(path)
-    empty = pd.DataFrame(columns=[*KEY, "metric", "population", "train_rows", "seed", "score",
-                                  "seconds", "code", "finished"])  # fmt: skip
-    if not path.exists():
-        return empty
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'ladder_scores'").fetchone():
-            return empty
-        found = pd.read_sql_query("SELECT * FROM ladder_scores", conn)
-    return found[
-        (found.population == profile.game_population)
-        & (found.train_rows == profile.game_train_rows)
-        & (found.seed == profile.seed)
-        & (found.code == code_fingerprint("planted"))
-    ].reset_index(drop=True)
+    """The ladder's readings in the database at ``path`` made at the profile's game settings by
+    the current ladder code (:func:`stored_at_settings`)."""
+    found = stored_at_settings(path, LadderStore.TABLE, LadderStore.COLUMNS, profile)
+    return found[found.code == code_fingerprint("planted")].reset_index(drop=True)
 
 
 def ladder_of(profile: Profile) -> list[tuple[float, float]]:
@@ -139,10 +155,17 @@ def read_release(dataset: str, dose: float, jitter: float, run: int, population,
     scores = evaluate(train, release, schema, metrics=metrics, seed=seed + run)
     common = {"dataset": dataset, "dose": dose, "jitter": jitter, "run": run,
               "population": len(population), "train_rows": train_rows, "seed": seed,
-              "code": code_fingerprint("planted"),
-              "finished": datetime.now(UTC).isoformat(timespec="seconds")}  # fmt: skip
-    # each measure's own time, and the release's making shared out among them
+              "code": code_fingerprint("planted")}  # fmt: skip
+    return reading_rows(common, scores, start)
+
+
+def reading_rows(common: dict, scores: pd.DataFrame, start: float) -> list[dict]:
+    """One stored row per measure of ``scores`` (:func:`~privmetrics.metrics.evaluate`'s table):
+    ``common`` with the measure, its score, and its seconds: its own time and an equal share of
+    the release's making (everything since ``start``, a ``perf_counter`` reading, beyond the
+    scoring), and when it finished."""
     made = (time.perf_counter() - start - scores.seconds.sum()) / max(len(scores), 1)
+    common = {**common, "finished": datetime.now(UTC).isoformat(timespec="seconds")}
     return [{**common, "metric": m, "score": float(s), "seconds": float(t) + made}
             for m, s, t in zip(scores.metric, scores.score, scores.seconds, strict=True)]  # fmt: skip
 

@@ -46,8 +46,8 @@ def play_sizes(profile: Profile, path=None, n_jobs: int | None = None, progress:
 
 
 def size_games(profile: Profile) -> pd.DataFrame:
-    """The membership games of the ladder in the profile's store, with their ``size``; a size's
-    games count only when every technique of the ladder is complete there."""
+    """The membership games of the ladder in the profile's store (those stored at each size, on
+    the ladder's datasets and techniques), with their ``size``."""
     path = results_path(profile)
     if not profile.game_sizes or not path.exists():
         return pd.DataFrame()
@@ -138,35 +138,9 @@ def fades(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "config", "kind", "finds up to", "fades at"])
 
 
-def sizes_path(profile: Profile):
-    """Where a profile's size table is kept: ``sizes-<profile>.json`` beside its results store
-    (the paper store's ships, as its verdicts and ladder do)."""
-    from privmetrics.experiments.games.kept_tables import verdicts_path
+def edition_sizes() -> dict[str, int]:
+    """The training sizes of the editions' own games, by the name a sentence gives them."""
+    from privmetrics.experiments.profiles import get_profile
 
-    return verdicts_path(profile).with_name(f"sizes-{profile.name}.json")
-
-
-def kept_size_table(profile: Profile, keep: bool = False) -> pd.DataFrame:
-    """:func:`size_table` of the profile's ladder, read from :func:`sizes_path` when its key (the
-    games' content and sizes, and the code of this module and of the attack table's) is
-    today's, else computed (and written there when ``keep``: the paper edition's build keeps it,
-    so that the quick edition shows it without paying its permutation tests)."""
-    import hashlib
-    import sys
-
-    from privmetrics.experiments.games import kept_tables
-
-    games = size_games(profile)
-    if games.empty:
-        return pd.DataFrame()
-    digest = hashlib.sha256(kept_tables.table_key(games, sizes=profile.game_sizes).encode())
-    digest.update(kept_tables._code(sys.modules[__name__]).encode())
-    digest.update(pd.util.hash_pandas_object(games["size"], index=False).to_numpy().tobytes())
-    key, path = digest.hexdigest()[:20], sizes_path(profile)
-    kept = kept_tables._read_kept(path, key, ("sizes",))
-    if kept is not None:
-        return kept["sizes"]
-    table = size_table(games, seed=profile.seed)
-    if keep:
-        kept_tables._write_kept(path, key, {"sizes": table})
-    return table
+    return {"the quick edition": get_profile("quick").game_train_rows,
+            "the paper store": get_profile("paper").game_train_rows}  # fmt: skip
