@@ -25,7 +25,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", help="also record the report (JSON, with date and commit) here")
     parser.add_argument(
         "--readings", type=int, default=2,
-        help="also read this many stored releases at the games' scale again (default 2; 0: none)",
+        help="also read this many stored releases at the games' scale again, and one release of "
+        "the leakage ladder (default 2; 0: none)",
     )  # fmt: skip
 
 
@@ -56,7 +57,8 @@ def run(args) -> int:
 
         readings = verify_readings(args.profile, path=args.store, sample=args.readings,
                                    seed=args.seed, tolerance=args.tolerance, n_jobs=args.jobs)  # fmt: skip
-        print("\nreadings at the games' scale, read again from scratch:")
+        print("\nreadings at the games' scale (configurations and leakage ladder), read again "
+              "from scratch:")  # fmt: skip
         print(readings.to_string(index=False))
         different = different or (readings.verdict == "DIFFERENT").any()
     return 1 if different else 0

@@ -75,6 +75,9 @@ class Profile:
     game_sizes: tuple[int, ...] = ()
     game_size_techniques: tuple[str, ...] = ("random", "privbayes", "ctgan")
     game_size_datasets: tuple[str, ...] = ("texas",)
+    # the overfitting ladder (same module): CTGAN again at the smallest of game_sizes, trained
+    # for each of these epoch counts; () plays none
+    game_overfit_epochs: tuple[int, ...] = ()
     # whether this profile's book states the shipped paper store's findings beside its own (the
     # comparison's and the attacks' headlines); the tests' smoke book does not pay for them
     beside_paper: bool = True

@@ -161,16 +161,22 @@ def test_the_configurations_are_read_on_the_ladders_training_tables_and_resumed(
     again = R.scale_readings(profile, path=path, n_jobs=1, progress=False)
     pd.testing.assert_frame_equal(first, again)
     assert R.scale_readings(get_profile("smoke"), path=path, progress=False).empty
-    # read again from scratch, every score is the same to the bit; an edited one is found
+    # read again from scratch, with a release of the leakage ladder, every score is the same to
+    # the bit; an edited one is found
+    from privmetrics.experiments.games.sensitivity import ladder_readings
+
+    ladder_readings(profile, path=path, n_jobs=1, progress=False)
     monkeypatch.setattr(R, "read_configuration", read)
     again = R.verify_readings(profile, path=path, sample=1, n_jobs=1, progress=False,
                               where="workers")  # fmt: skip
-    assert list(again.verdict) == ["identical"] and again.same.iloc[0] == again.measures.iloc[0]
+    assert list(again.verdict) == ["identical"] * 2 and (again.same == again.measures).all()
+    assert again.config.iloc[0] == "Real" and again.config.iloc[1].startswith("Planted (")
     import sqlite3
 
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE scale_scores SET score = score + 0.001 WHERE metric = 'DCR'")
+        for table in ("scale_scores", "ladder_scores"):
+            conn.execute(f"UPDATE {table} SET score = score + 0.001 WHERE metric = 'DCR'")
     edited = R.verify_readings(profile, path=path, sample=1, n_jobs=1, progress=False,
                                where="workers")  # fmt: skip
-    assert list(edited.verdict) == ["DIFFERENT"]
-    assert edited["largest difference"].iloc[0] == pytest.approx(0.001)
+    assert list(edited.verdict) == ["DIFFERENT"] * 2
+    assert edited["largest difference"].to_numpy() == pytest.approx([0.001, 0.001])

@@ -17,7 +17,7 @@ from privmetrics.experiments.games.ladder import (
     power_findings,
     tpr_at_low_fpr,
 )
-from privmetrics.experiments.grid.configurations import ladder_configuration, ladder_configurations
+from privmetrics.experiments.grid.configurations import ladder_configurations, stored_configuration
 from privmetrics.experiments.profiles import get_profile
 
 DOSES = (0.0, 0.05, 0.25, 0.6)
@@ -48,7 +48,7 @@ def test_the_ladder_is_played_stored_and_resumed_as_controls(ladder, monkeypatch
     # controls: the configurations' games come without them, and a replay rebuilds each one
     assert G.run_games(LADDER, store=store, n_jobs=1, progress=False).empty
     row = membership.iloc[-1]
-    assert ladder_configuration(row.config, row.params).label == row.config
+    assert stored_configuration(row.config, row.technique, row.params).label == row.config
     # a replay from scratch (verify-games) rebuilds the play, fresh rows included, to the bit
     from privmetrics.experiments.games.replay import replay_games
 

@@ -98,3 +98,23 @@ def test_bad_requests_are_refused(store, tmp_path):
         replay_games(SMOKE, path=store, games=("reconstruction",), progress=False)
     with pytest.raises(ValueError, match="holds no membership games"):
         replay_games(SMOKE, path=tmp_path / "empty.sqlite", games=("membership",), progress=False)
+
+
+def test_the_draw_holds_a_game_of_the_size_ladders_and_rebuilds_its_configuration():
+    from privmetrics.experiments.grid.configurations import stored_configuration
+
+    stored = pd.DataFrame({"technique": ["real"] * 3 + ["ctgan"] * 3, "seconds": 1.0,
+                           "train_rows": [60, 60, 60, 60, 60, 30],
+                           "design": '{"random": [0]}'})  # fmt: skip
+    drawn = choose_games(stored, 3, seed=0, budget_minutes=None, n_jobs=2, train_rows=60)
+    assert sorted(drawn.train_rows) == [30, 60, 60]  # one per technique, and the other size
+    assert set(drawn.technique) == {"real", "ctgan"}  # the stratum only draws; names stay
+    # a stored label becomes the configuration it was played as, the ladders' included
+    assert stored_configuration("PrivBayes ε=10", "privbayes", "{}").epsilon == 10
+    overfit = stored_configuration("CTGAN (1,000 epochs)", "ctgan", '{"epochs": 1000}')
+    assert (overfit.label, overfit.synthesiser_params()) == ("CTGAN (1,000 epochs)",
+                                                            {"epochs": 1000})  # fmt: skip
+    planted = stored_configuration("Planted (2%)", "planted", '{"dose": 0.02, "jitter": 0.0}')
+    assert planted.technique == "planted" and planted.params["dose"] == 0.02
+    with pytest.raises(KeyError, match="no configuration of the grid or of a ladder of ctgan"):
+        stored_configuration("TVAE (1,000 epochs)", "ctgan", "{}")

@@ -46,6 +46,7 @@ def test_the_games_are_played_at_each_size_on_the_same_targets_and_resumed(tmp_p
     Z.play_sizes(profile, progress=False)
     games = Z.size_games(profile)
     assert set(games["size"]) == {30, 60} and set(games.config) == {"Random"}
+    assert set(games.ladder) == {"size"} and games.epochs.isna().all()
     targets = games.groupby("size").apply(lambda g: frozenset(zip(g.kind, g.target, strict=True)))
     assert targets[30] == targets[60]  # the same targets at every size
 
@@ -57,3 +58,36 @@ def test_the_games_are_played_at_each_size_on_the_same_targets_and_resumed(tmp_p
     table = Z.size_table(games)
     assert set(table["size"]) == {30, 60} and set(table.measure) == {"AUC"}
     assert Z.size_games(get_profile("smoke")).empty  # a profile without a ladder has none
+
+
+def test_the_overfitting_ladder_reads_ctgan_by_epochs_at_its_own_level():
+    # the default CTGAN (300 epochs) on the size ladder, and two longer trainings at 100 rows
+    table = pd.concat([_table({100: False, 200: False}).assign(ladder="size", epochs=300.0),
+                       _table({100: True}, config="CTGAN (1,000 epochs)").assign(
+                           ladder="epochs", epochs=1000.0),
+                       _table({100: True}, config="CTGAN (3,000 epochs)").assign(
+                           ladder="epochs", epochs=3000.0)], ignore_index=True)  # fmt: skip
+    table["p"] = [0.5, 0.5, 0.02, 0.001]  # 0.02 passes 0.05 alone, not 0.05 / 3 epoch counts
+    rows = Z.by_epochs(table)
+    assert list(rows.epochs) == [300, 1000, 3000] and list(rows.found) == [False, False, True]
+    assert list(Z.by_size(table).config) == ["CTGAN", "CTGAN"]
+    assert Z.fades(table).config.tolist() == ["CTGAN"]  # the epochs' rows are not sizes
+    lines = Z.size_findings(table)
+    assert lines[-1] == (
+        "**texas**, CTGAN trained longer on 100 rows, vulnerable targets: AUC 300 epochs 0.50 "
+        "[0.45, 0.55], 1,000 epochs 0.70 [0.62, 0.78], 3,000 epochs 0.70 [0.62, 0.78]; the "
+        "attack finds members from 3,000 epochs."
+    )
+    assert Z.by_epochs(_table({100: True})).empty  # a table from before the overfitting ladder
+
+
+def test_the_overfitting_ladder_plays_ctgan_longer_at_the_smallest_size(monkeypatch):
+    calls = []
+    monkeypatch.setattr(Z, "run_games", lambda profile, **kw: calls.append((profile, kw)))
+    profile = replace(get_profile("smoke"), game_sizes=(60, 30), game_overfit_epochs=(50, 200))
+    Z.play_sizes(profile, progress=False)
+    assert [p.game_train_rows for p, _ in calls] == [60, 30, 30]
+    configs = calls[-1][1]["configurations"]
+    assert [c.label for c in configs] == ["CTGAN (50 epochs)", "CTGAN (200 epochs)"]
+    assert [c.synthesiser_params() for c in configs] == [{"epochs": 50}, {"epochs": 200}]
+    assert all("configurations" not in kw for _, kw in calls[:2])

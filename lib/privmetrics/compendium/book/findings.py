@@ -347,7 +347,9 @@ def edition_difference(profile: Profile, sized: Profile, attacks: pd.DataFrame,
     other ways the two editions' games differ, read from the profiles. Empty where ``profile``'s
     games find nothing the ladder plays."""
     from privmetrics.experiments.games.game_findings import members_found
+    from privmetrics.experiments.games.sizes import by_size
 
+    table = by_size(table)
     auc = attacks[(attacks.measure == "AUC") & attacks.dataset.isin(sized.game_size_datasets)]
     others = auc[auc.config != "Real"]
     found = [r for _, part in others.groupby(["dataset", "kind"]) for r in members_found(part)]

@@ -137,6 +137,12 @@ SIZES_CAPTION = (
     "the training table, at the paper's synthesiser settings, on the same targets at every size, "
     "with its 95% interval. Read: dotted, chance; grey, the AUC of 0.6 the chapter's rule asks."
 )
+EPOCHS_CAPTION = (
+    "The overfitting ladder on {name}: the shadow attack's membership AUC against CTGAN's training "
+    "epochs on the ladder's smallest training table (one optimiser step per epoch at its batch of "
+    "500), on the same targets, with its 95% interval. Read: dotted, chance; grey, the AUC of 0.6 "
+    "the chapter's rule asks."
+)
 
 
 def size_section(chapter) -> list:
@@ -149,7 +155,7 @@ def size_section(chapter) -> list:
 
     from privmetrics.compendium.book.plots import captioned
     from privmetrics.experiments.games.kept_tables import kept_size_table
-    from privmetrics.experiments.games.sizes import edition_sizes, size_findings
+    from privmetrics.experiments.games.sizes import by_epochs, edition_sizes, size_findings
     from privmetrics.experiments.paper.figures import size_curve
 
     profile = chapter.profile
@@ -166,4 +172,9 @@ def size_section(chapter) -> list:
         size_curve(table, name)
         shown.append(captioned(plt.gcf(), SIZES_CAPTION.format(name=name),
                                f"line chart of the membership AUC against training rows on {name}"))  # fmt: skip
+    overfit = by_epochs(table)
+    for name in dict.fromkeys(overfit.dataset if len(overfit) else []):
+        size_curve(table, name, by="epochs")
+        shown.append(captioned(plt.gcf(), EPOCHS_CAPTION.format(name=name),
+                               f"line chart of the membership AUC against CTGAN's epochs on {name}"))  # fmt: skip
     return shown

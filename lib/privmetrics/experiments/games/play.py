@@ -172,6 +172,7 @@ def run_games(
     compute: bool = True,
     client=None,
     ladder: bool = False,
+    configurations: list[Configuration] | None = None,
 ) -> pd.DataFrame:
     """Play every configuration of the profile (module doc) that misses a game of either kind,
     longest first, and return the profile's ``game`` games (``"membership"`` or
@@ -180,7 +181,9 @@ def run_games(
     Dask client (:func:`privmetrics.experiments.cluster.dask_client`) whose workers play the configurations instead of
     joblib's; this process alone writes the store, as for the grid. The leakage ladder's games
     (:func:`game_configurations`) are played with the others and returned only with
-    ``ladder=True`` (then alone): they are controls, which no metric's verdict reads."""
+    ``ladder=True`` (then alone): they are controls, which no metric's verdict reads.
+    ``configurations``: play these instead of :func:`game_configurations` (the overfitting
+    ladder's CTGAN at more epochs, :mod:`.sizes`)."""
     store = store or GameStore(results_path(profile), game)
     stores = {g: store if g == store.game else GameStore(store.path, g) for g in TABLES}
     done = {g: stores[g].done(profile) for g in TABLES}
@@ -195,7 +198,7 @@ def run_games(
         shown = keys["membership"] + keys["release"] + [(GEN_LRA, 0)]
         chosen |= {(dataset, kind, t) for kind, t in shown}
         fresh = None
-        for config in game_configurations(profile, techniques):
+        for config in configurations or game_configurations(profile, techniques):
             complete = [
                 all((dataset, config.label, k, t) in done[g] for k, t in keys[g]) for g in TABLES
             ]

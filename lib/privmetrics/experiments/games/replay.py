@@ -30,9 +30,9 @@ from privmetrics.data.datasets import load_dataset
 from privmetrics.experiments.batch import run_batch
 from privmetrics.experiments.games.game_store import SETTINGS, TABLES, GameStore, expected
 from privmetrics.experiments.games.play import Play, ladder_fresh
-from privmetrics.experiments.grid.configurations import LADDER, ladder_configuration
+from privmetrics.experiments.grid.configurations import LADDER, stored_configuration
 from privmetrics.experiments.grid.runner import results_path
-from privmetrics.experiments.grid.verify import TOLERANCE, configurations, round_robin
+from privmetrics.experiments.grid.verify import TOLERANCE, round_robin
 from privmetrics.experiments.profiles import Profile
 from privmetrics.synthesisers.cache import code_fingerprint
 
@@ -40,12 +40,28 @@ GAMES = tuple(TABLES)
 
 
 def choose_games(
-    stored: pd.DataFrame, sample: int, seed: int, budget_minutes: float | None, n_jobs: int
+    stored: pd.DataFrame,
+    sample: int,
+    seed: int,
+    budget_minutes: float | None,
+    n_jobs: int,
+    train_rows: int | None = None,
 ) -> pd.DataFrame:
     """``sample`` stored games (with a ``game`` column), round-robin over techniques, whose plays
-    (:func:`play_cost`, one core each) fit ``budget_minutes`` of wall time on ``n_jobs`` workers."""
+    (:func:`play_cost`, one core each) fit ``budget_minutes`` of wall time on ``n_jobs`` workers.
+    Games at another training size than ``train_rows`` (the profile's: the training-size and
+    overfitting ladders', :mod:`.sizes`) are drawn as one technique of their own, so that a draw
+    of one game per technique holds one of them."""
     budget = None if budget_minutes is None else budget_minutes * 60 * n_jobs
-    return round_robin(stored.assign(cost=play_cost(stored)), sample, seed, budget)
+    strata = stored.technique
+    if train_rows is not None and "train_rows" in stored:
+        strata = strata.where(stored.train_rows == train_rows, SIZE_STRATUM)
+    chosen = round_robin(stored.assign(cost=play_cost(stored), technique=strata), sample, seed,
+                         budget)  # fmt: skip
+    return chosen.assign(technique=stored.technique.loc[chosen.index])
+
+
+SIZE_STRATUM = "training-size ladder"
 
 
 def play_cost(stored: pd.DataFrame) -> pd.Series:
@@ -91,8 +107,8 @@ def replay_games(
     )
     if stored.empty:
         raise ValueError(f"{path} holds no {' or '.join(games)} games to replay")
-    pick = choose_games(stored, sample, seed, budget_minutes, n_jobs).reset_index(drop=True)
-    configs = configurations()
+    pick = choose_games(stored, sample, seed, budget_minutes, n_jobs,
+                        profile.game_train_rows).reset_index(drop=True)  # fmt: skip
     populations = {
         (d, n, s): load_dataset(d, n=int(n), seed=int(s))
         for d, n, s in set(zip(pick.dataset, pick.population, pick.seed, strict=True))
@@ -112,7 +128,7 @@ def replay_games(
         if tech == LADDER
     }
     replays = [
-        Play(row.dataset, configs.get(row.config) or ladder_configuration(row.config, row.params),
+        Play(row.dataset, stored_configuration(row.config, row.technique, row.params),
              json.loads(row.params), json.loads(row.design),
              *populations[row.dataset, row.population, row.seed],
              {k: int(getattr(row, k)) for k in SETTINGS},

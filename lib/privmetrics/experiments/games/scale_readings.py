@@ -37,7 +37,11 @@ from privmetrics.experiments.games.sensitivity import (
     training_table,
     with_missing,
 )
-from privmetrics.experiments.grid.configurations import Configuration, paper_configurations
+from privmetrics.experiments.grid.configurations import (
+    Configuration,
+    ladder_configurations,
+    paper_configurations,
+)
 from privmetrics.experiments.grid.runner import TECHNIQUE_COST, TORCH_TECHNIQUES, results_path
 from privmetrics.experiments.profiles import Profile
 from privmetrics.metrics import evaluate, select
@@ -133,15 +137,19 @@ def scale_readings(
 def verify_readings(
     profile: Profile, path: str | Path | None = None, sample: int = 3, seed: int = 0,
     tolerance: float = 1e-9, budget_minutes: float | None = None, n_jobs: int = 2,
-    progress: bool = True, where: str = "fresh",
+    progress: bool = True, where: str = "fresh", ladder: int = 1,
 ) -> pd.DataFrame:  # fmt: skip
     """Do the stored readings regenerate? A seeded ``sample`` of the stored releases (round-robin
     over techniques within ``budget_minutes``, :func:`~privmetrics.experiments.grid.verify.
-    round_robin`), each fitted and read again from scratch in a fresh interpreter (``where``, as
-    :func:`~privmetrics.experiments.batch.run_batch` reads it), every
-    measure's score compared with the stored one: one row per release with the measures read,
-    how many are the same to the bit, the largest difference and the verdict ("identical",
-    "within tolerance" or "DIFFERENT")."""
+    round_robin`) and ``ladder`` releases of the leakage ladder (:mod:`.sensitivity`, drawn
+    by the same seed), each made and read again from scratch in a fresh interpreter (``where``,
+    as :func:`~privmetrics.experiments.batch.run_batch` reads it), every measure's score compared
+    with the stored one: one row per release with the measures read, how many are the same to
+    the bit, the largest difference and the verdict ("identical", "within tolerance" or
+    "DIFFERENT")."""
+    from privmetrics.experiments.games.play import ladder_fresh
+    from privmetrics.experiments.games.sensitivity import KEY as LADDER_KEY
+    from privmetrics.experiments.games.sensitivity import read_release, stored_readings
     from privmetrics.experiments.grid.verify import configurations, round_robin
 
     path = path or results_path(profile)
@@ -153,29 +161,45 @@ def verify_readings(
     )
     budget = None if budget_minutes is None else budget_minutes * 60 * n_jobs
     pick = round_robin(releases, sample, seed, budget)
-    metrics = sorted(set(found.metric))
     configs = configurations()
+    planted = stored_readings(path, profile)
+    drawn = planted.drop_duplicates(LADDER_KEY).sample(min(ladder, len(planted)), random_state=seed)
     populations = {d: load_dataset(d, n=profile.game_population, seed=profile.seed)
-                   for d in set(pick.dataset)}  # fmt: skip
-    tasks = [Task(f"verify-scale-{r.dataset}-{r.config}-{r.run}", read_configuration,
-                  (r.dataset, configs[r.config],
-                   json.loads(r.params), int(r.run), *populations[r.dataset],
-                   profile.game_train_rows, profile.seed, metrics), cost=float(r.cost))
-             for r in pick.itertuples()]  # fmt: skip
-    stored = found.set_index([*KEY, "metric"]).score
+                   for d in set(pick.dataset) | set(drawn.dataset)}  # fmt: skip
+    stored, tasks = {}, []  # by task key: the stored scores by measure, and the release's name
+    for r in pick.itertuples():
+        name = f"verify-scale-{r.dataset}-{r.config}-{r.run}"
+        part = found[
+            (found.dataset == r.dataset) & (found.config == r.config) & (found.run == r.run)
+        ]
+        stored[name] = (part.set_index("metric").score, (r.dataset, r.config, r.run))
+        tasks.append(Task(name, read_configuration,
+                          (r.dataset, configs[r.config], json.loads(r.params), int(r.run),
+                           *populations[r.dataset], profile.game_train_rows, profile.seed,
+                           sorted(set(part.metric))), cost=float(r.cost)))  # fmt: skip
+    for r in drawn.itertuples():
+        name = f"verify-ladder-{r.dataset}-{r.dose}-{r.jitter}-{r.run}"
+        part = planted[(planted.dataset == r.dataset) & (planted.dose == r.dose)
+                       & (planted.jitter == r.jitter) & (planted.run == r.run)]  # fmt: skip
+        population, schema = populations[r.dataset]
+        fresh = ladder_fresh(r.dataset, population, profile.seed, profile.game_train_rows)
+        label = ladder_configurations([r.dose], [r.jitter])[-1].label
+        stored[name] = (part.set_index("metric").score, (r.dataset, label, r.run))
+        tasks.append(Task(name, read_release,
+                          (r.dataset, r.dose, r.jitter, int(r.run), population, schema, fresh,
+                           profile.game_train_rows, profile.seed, sorted(set(part.metric)))))  # fmt: skip
     rows = []
 
     def compare(task, new: list[dict]) -> None:
-        again = pd.Series({(n["dataset"], n["config"], n["run"], n["metric"]): n["score"]
-                           for n in new})  # fmt: skip
-        old = stored.reindex(again.index)
+        old, (dataset, config, run) = stored[task.key]
+        again = pd.Series({n["metric"]: n["score"] for n in new})
+        old = old.reindex(again.index)
         same = (again == old) | (again.isna() & old.isna())
         gap = (again - old).abs()[~same]  # NaN where one side is missing: different
         largest = float(gap.max()) if len(gap) else 0.0
         verdict = ("identical" if same.all() else "within tolerance"
                    if gap.notna().all() and largest <= tolerance else "DIFFERENT")  # fmt: skip
-        first = new[0]
-        rows.append({"dataset": first["dataset"], "config": first["config"], "run": first["run"],
+        rows.append({"dataset": dataset, "config": config, "run": int(run),
                      "measures": len(again), "same": int(same.sum()), "largest difference": largest,
                      "verdict": verdict})  # fmt: skip
 

@@ -10,6 +10,10 @@ not depend on the size), each size a game setting of its own in the store (``tra
 size already played is not played again. The population is halved into the shadow and
 evaluation pools, so a size must fit in half of it.
 
+The *overfitting ladder* plays CTGAN again at the smallest size with more epochs (the profile's
+``game_overfit_epochs``), each a configuration of its own (``CTGAN (3,000 epochs)``): a synthesiser
+that trains longer on few rows is the textbook case of memorising them.
+
 :func:`size_table` reads the shadow attack's AUC per size, configuration and kind of target;
 :func:`size_findings` says, per configuration and kind, at which sizes the attack finds members
 by the chapter's rule and where that stops: the size at which the leak fades.
@@ -17,6 +21,7 @@ by the chapter's rule and where that stops: the size at which the leak fades.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -25,6 +30,7 @@ import pandas as pd
 from privmetrics.experiments.games.game_analysis import finds_members
 from privmetrics.experiments.games.game_store import GameStore
 from privmetrics.experiments.games.play import run_games
+from privmetrics.experiments.grid.configurations import DISPLAY, Configuration, paper_configurations
 from privmetrics.experiments.grid.runner import results_path
 from privmetrics.experiments.profiles import Profile
 
@@ -32,6 +38,21 @@ from privmetrics.experiments.profiles import Profile
 def size_profiles(profile: Profile) -> list[Profile]:
     """The profile at each size of its ladder (its games' ``game_train_rows`` replaced)."""
     return [replace(profile, game_train_rows=n) for n in profile.game_sizes]
+
+
+OVERFIT_TECHNIQUE = "ctgan"
+
+
+def overfit_configurations(profile: Profile) -> list[Configuration]:
+    """The overfitting ladder's configurations (module doc): CTGAN at each of the profile's
+    ``game_overfit_epochs``."""
+    return [Configuration(OVERFIT_TECHNIQUE, params={"epochs": e}, setting=f"{e:,} epochs")
+            for e in profile.game_overfit_epochs]  # fmt: skip
+
+
+def overfit_profile(profile: Profile) -> Profile:
+    """The profile at the overfitting ladder's size: the smallest of its training-size ladder."""
+    return replace(profile, game_train_rows=min(profile.game_sizes))
 
 
 def play_sizes(profile: Profile, path=None, n_jobs: int | None = None, progress: bool = True,
@@ -43,40 +64,79 @@ def play_sizes(profile: Profile, path=None, n_jobs: int | None = None, progress:
         run_games(sized, datasets=list(profile.game_size_datasets),
                   techniques=profile.game_size_techniques, store=store, n_jobs=n_jobs,
                   progress=progress, client=client)  # fmt: skip
+    if profile.game_overfit_epochs:
+        run_games(overfit_profile(profile), datasets=list(profile.game_size_datasets),
+                  configurations=overfit_configurations(profile), store=store, n_jobs=n_jobs,
+                  progress=progress, client=client)  # fmt: skip
 
 
 def size_games(profile: Profile) -> pd.DataFrame:
-    """The membership games of the ladder in the profile's store (those stored at each size, on
-    the ladder's datasets and techniques), with their ``size``."""
+    """The membership games of both ladders in the profile's store (those stored at each size,
+    on the ladder's datasets and techniques, and the overfitting ladder's), with their ``size``,
+    the ``epochs`` they trained (NaN for a synthesiser without) and the ``ladder`` they belong
+    to (``"size"`` or ``"epochs"``)."""
     path = results_path(profile)
     if not profile.game_sizes or not path.exists():
         return pd.DataFrame()
     store, frames = GameStore(path, "membership"), []
+    overfit = {c.label for c in overfit_configurations(profile)}
+    paper = {c.label for c in paper_configurations(profile.game_size_techniques)}
     for sized in size_profiles(profile):
         games = store.games(sized)
         games = games[games.dataset.isin(profile.game_size_datasets)
-                      & games.technique.isin(profile.game_size_techniques)]  # fmt: skip
-        frames.append(games.assign(size=sized.game_train_rows))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+                      & games.config.isin(paper | overfit)]  # fmt: skip
+        ladder = np.where(games.config.isin(overfit), "epochs", "size")
+        frames.append(games.assign(size=sized.game_train_rows, ladder=ladder))
+    games = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if len(games):
+        games["epochs"] = [json.loads(p).get("epochs", np.nan) for p in games.params]
+    return games
 
 
 def size_table(games: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """The shadow attack's AUC per (dataset, size, config, kind) with its interval and
-    permutation p, and whether it finds members by the chapter's rule (level 0.05 divided by
-    the sizes scanned)."""
+    permutation p, the ``ladder`` and ``epochs`` of :func:`size_games`, and whether it finds
+    members by the chapter's rule: on the size ladder at level 0.05 divided by the sizes
+    scanned, on the overfitting ladder by the epoch counts scanned (the default's included)."""
     from privmetrics.experiments.games.kept_tables import kept_attack_table
 
     if games.empty:
         return pd.DataFrame()
     frames = []
     for size, part in games.groupby("size"):
-        table = kept_attack_table(part.drop(columns="size"), seed=seed)
+        table = kept_attack_table(part.drop(columns=["size", "ladder", "epochs"]), seed=seed)
         frames.append(table[table.measure == "AUC"].drop(columns="draws").assign(size=size))
-    table = pd.concat(frames, ignore_index=True)
+    labels = games.drop_duplicates(["dataset", "config"])[["dataset", "config", "ladder",
+                                                          "epochs"]]  # fmt: skip
+    table = pd.concat(frames, ignore_index=True).merge(labels, on=["dataset", "config"])
     sizes = table.groupby(["dataset", "config", "kind"])["size"].transform("nunique")
+    epochs = table.groupby(["dataset", "kind"])["ladder"].transform(lambda x: (x == "epochs").sum())
+    scanned = np.where(table.ladder == "epochs", epochs + 1, sizes)
     table["found"] = [finds_members(r, 0.5, 0.05 / n) for r, n in
-                      zip(table.itertuples(), sizes, strict=True)]  # fmt: skip
+                      zip(table.itertuples(), scanned, strict=True)]  # fmt: skip
     return table
+
+
+def by_size(table: pd.DataFrame) -> pd.DataFrame:
+    """The training-size ladder's rows of :func:`size_table` (a table from before the
+    overfitting ladder has only those)."""
+    return table if "ladder" not in table else table[table.ladder == "size"]
+
+
+def by_epochs(table: pd.DataFrame) -> pd.DataFrame:
+    """The overfitting ladder (module doc) from :func:`size_table`: per dataset and kind of
+    target, CTGAN at the smallest size at the profile's epochs and at each of the ladder's, with
+    ``found`` at the level of the epoch counts scanned."""
+    if table.empty or "ladder" not in table or not (table.ladder == "epochs").any():
+        return pd.DataFrame()
+    smallest = table[table.ladder == "epochs"]["size"].min()
+    default = table[(table.ladder == "size") & (table["size"] == smallest)
+                    & table.config.str.fullmatch(DISPLAY[OVERFIT_TECHNIQUE])]  # fmt: skip
+    rows = pd.concat([default, table[table.ladder == "epochs"]], ignore_index=True)
+    scanned = rows.groupby(["dataset", "kind"])["config"].transform("nunique")
+    rows["found"] = [finds_members(r, 0.5, 0.05 / n) for r, n in
+                     zip(rows.itertuples(), scanned, strict=True)]  # fmt: skip
+    return rows.sort_values(["dataset", "kind", "epochs"], ignore_index=True)
 
 
 def _rows(value: float) -> str:
@@ -86,10 +146,10 @@ def _rows(value: float) -> str:
 def size_findings(table: pd.DataFrame, sizes: dict[str, int] | None = None) -> list[str]:
     """Per (dataset, config, kind of target): the AUC at every size and where the attack finds
     members; then, where ``sizes`` names other tables' sizes (an edition's games), what the
-    ladder reads at those sizes."""
+    ladder reads at those sizes; then the overfitting ladder's sentence (:func:`overfit_findings`)."""
     if table.empty:
         return []
-    lines = []
+    overfit, table, lines = overfit_findings(table), by_size(table), []
     for (dataset, config, kind), part in table.groupby(["dataset", "config", "kind"], sort=False):
         part = part.sort_values("size")
         each = ", ".join(f"{_rows(r.size)} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
@@ -120,6 +180,23 @@ def size_findings(table: pd.DataFrame, sizes: dict[str, int] | None = None) -> l
                           for r in found.itertuples()) if len(found) else "none")  # fmt: skip
         lines.append(f"At {_rows(size)}, the size of {name}'s games, the paper's synthesiser "
                      f"settings leak members in: {said}.")  # fmt: skip
+    return lines + overfit
+
+
+def overfit_findings(table: pd.DataFrame) -> list[str]:
+    """One sentence per dataset and kind of target on the overfitting ladder (:func:`by_epochs`):
+    CTGAN's AUC at each epoch count and the smallest count at which the attack finds members."""
+    rows, lines = by_epochs(table), []
+    for (dataset, kind), part in (rows.groupby(["dataset", "kind"], sort=False)
+                                  if len(rows) else []):  # fmt: skip
+        each = ", ".join(f"{r.epochs:,.0f} epochs {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
+                         for r in part.itertuples())  # fmt: skip
+        found = part[part.found]
+        verdict = ("finds members at no epoch count played" if found.empty else
+                   f"finds members from {found.epochs.min():,.0f} epochs")  # fmt: skip
+        lines.append(f"**{dataset}**, {DISPLAY[OVERFIT_TECHNIQUE]} trained longer on "
+                     f"{_rows(part['size'].iloc[0])}, {kind} targets: AUC {each}; the attack "
+                     f"{verdict}.")  # fmt: skip
     return lines
 
 
@@ -128,7 +205,7 @@ def fades(table: pd.DataFrame) -> pd.DataFrame:
     smallest size above it at which it finds none (both NaN where it finds members at no size;
     the second NaN where it finds them up to the largest size)."""
     rows = []
-    for key, part in table.groupby(["dataset", "config", "kind"], sort=False):
+    for key, part in by_size(table).groupby(["dataset", "config", "kind"], sort=False):
         found = part[part.found]["size"]
         if found.empty:
             rows.append((*key, np.nan, np.nan))

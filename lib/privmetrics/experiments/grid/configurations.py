@@ -140,13 +140,18 @@ def ladder_configurations(doses, jitters=(0.0,)) -> list[Configuration]:
     return configs if doses else []
 
 
-def ladder_configuration(label: str, params: str) -> Configuration:
-    """The ladder's configuration of a stored ``label`` ("Planted (2%, jitter 0.05)") and its
-    parameters in JSON, as a store records them (for a replay)."""
-    prefix = f"{DISPLAY[LADDER]} ("
+def stored_configuration(label: str, technique: str, params: str) -> Configuration:
+    """The configuration of a stored game or cell, from its ``label``, ``technique`` and
+    parameters in JSON, as a store records them (for a replay): the grid's own by its label;
+    else one of the technique with the setting in the label's parentheses, as the leakage ladder
+    ("Planted (2%, jitter 0.05)") and the overfitting ladder ("CTGAN (1,000 epochs)") name theirs."""
+    known = {c.label: c for c in grid_configurations()}
+    if label in known:
+        return known[label]
+    prefix = f"{DISPLAY.get(technique, technique)} ("
     if not (label.startswith(prefix) and label.endswith(")")):
-        raise KeyError(f"{label!r} is no configuration of the grid or of the leakage ladder")
-    return Configuration(LADDER, params=json.loads(params), setting=label[len(prefix) : -1])
+        raise KeyError(f"{label!r} is no configuration of the grid or of a ladder of {technique}")
+    return Configuration(technique, params=json.loads(params), setting=label[len(prefix) : -1])
 
 
 def configuration_order(labels) -> list[str]:

@@ -269,32 +269,38 @@ def power_curve(curves: pd.DataFrame, dataset: str) -> plt.Figure:
     return fig
 
 
-def size_curve(table: pd.DataFrame, dataset: str) -> plt.Figure:
+def size_curve(table: pd.DataFrame, dataset: str, by: str = "size") -> plt.Figure:
     """The training-size ladder (:mod:`privmetrics.experiments.games.sizes`): the shadow attack's
-    AUC against the training table's size, one panel per kind of target, one line per
-    configuration with its 95% interval; dotted, chance; grey, the chapter's rule."""
+    AUC against the training table's size (``by="size"``) or, on the overfitting ladder, against
+    CTGAN's epochs at the smallest size (``by="epochs"``); one panel per kind of target, one line
+    per configuration with its 95% interval; dotted, chance; grey, the chapter's rule."""
     from privmetrics.experiments.games.game_analysis import MIN_EFFECT
+    from privmetrics.experiments.games.sizes import by_epochs, by_size
 
-    part = table[table.dataset == dataset]
+    part = (by_size(table) if by == "size" else by_epochs(table))[lambda t: t.dataset == dataset]
+    if by == "epochs":  # one line: the technique trained longer
+        part = part.assign(config=part.config.str.split(" (", regex=False).str[0])
     kinds = sorted(part.kind.unique())
     fig, axes = plt.subplots(1, len(kinds), figsize=(COLUMN_INCHES, 3.4), sharey=True,
                              squeeze=False)  # fmt: skip
-    sizes = sorted(part["size"].unique())
+    steps = sorted(part[by].unique())
     for ax, kind in zip(axes[0], kinds, strict=True):
         shown = part[part.kind == kind]
         for k, (config, rows) in enumerate(shown.groupby("config", sort=False)):
-            rows = rows.sort_values("size")
-            at = np.log10(rows["size"].to_numpy(float)) + (k - 3) * 0.01
+            rows = rows.sort_values(by)
+            at = np.log10(rows[by].to_numpy(float)) + (k - 3) * 0.01
             ax.errorbar(at, rows.value, yerr=[rows.value - rows.low, rows.high - rows.value],
                         fmt="o-", markersize=3, capsize=2, linewidth=1, label=config)  # fmt: skip
         ax.axhline(0.5, color="grey", linestyle=":", linewidth=1)
         ax.axhline(0.5 + MIN_EFFECT, color="grey", linewidth=0.6, alpha=0.6)
-        ax.set_xticks(np.log10(sizes), [f"{s:,}" for s in sizes], fontsize=8)
+        ax.set_xticks(np.log10(steps), [f"{s:,.0f}" for s in steps], fontsize=8)
         ax.set_title(f"{kind} targets", fontsize=9)
-        ax.set_xlabel("training rows", fontsize=9)
+        ax.set_xlabel("training rows" if by == "size" else "epochs", fontsize=9)
     axes[0][0].set_ylabel("membership AUC")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.suptitle(f"{dataset}: membership inference against the training table's size", fontsize=10)
+    what = ("the training table's size" if by == "size" else
+            f"training epochs at {part['size'].min():,} rows")  # fmt: skip
+    fig.suptitle(f"{dataset}: membership inference against {what}", fontsize=10)
     fig.tight_layout(rect=(0, 0.16, 1, 1))
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
     return fig
