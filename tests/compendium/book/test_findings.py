@@ -3,6 +3,7 @@ for this edition's store and the shipped paper store, and say so when a store is
 
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -211,6 +212,10 @@ def test_the_size_section_reads_the_shipped_paper_store_beside_the_quick_edition
     assert said.startswith("From the shipped paper store:")
     assert f"At {get_profile('quick').game_train_rows} rows, the size of the quick edition" in said
     assert "The training-size ladder on texas" in shown[1].data
+    # the epochs ladder: a sentence per kind of target at each of its sizes, and its figure
+    for size in paper.game_epochs:
+        assert f"CTGAN by its training epochs on {size:,} rows, vulnerable targets" in said
+    assert "The epochs ladder on texas" in shown[2].data
     alone = size_section(Chapter(get_profile("smoke"), ["texas"]))
     assert len(alone) == 1 and "other training sizes" in alone[0].data
 
@@ -232,11 +237,12 @@ def test_the_introductions_headline_counts_the_verdicts_of_every_result():
     assert "Tables 7-12" not in text.split("(Figures 5-14, Tables 7-12)")[1]
 
 
-def test_an_editions_finding_is_set_against_the_training_size_ladder():
-    """The quick edition's games find a leak beyond Real at its size: the paper store's ladder
-    explains it only where it finds the same leak at that size; else the sentence names how the
-    editions' games differ, read from the profiles."""
-    from privmetrics.compendium.book.findings import edition_difference
+def test_an_editions_finding_is_set_against_the_ladders():
+    """The quick edition's games find a leak beyond Real at its size: the paper store's size
+    ladder explains it where it finds the same leak at that size, the epochs ladder where it
+    finds it with the quick edition's epochs, the spread where the two AUCs lie within 1.96
+    standard errors; else the sentence names how the editions' games differ."""
+    from privmetrics.compendium.book.known_leaks import edition_difference
 
     quick, paper = get_profile("quick"), get_profile("paper")
     rows = [("CTGAN", 0.70, 0.62, 0.78, 1e-4), ("Random", 0.5, 0.45, 0.55, 0.5),
@@ -244,16 +250,37 @@ def test_an_editions_finding_is_set_against_the_training_size_ladder():
     attacks = pd.DataFrame([{"dataset": "texas", "config": c, "kind": "vulnerable",
                              "measure": "AUC", "value": v, "low": lo, "high": hi, "p": p}
                             for c, v, lo, hi, p in rows])  # fmt: skip
-    ladder = pd.DataFrame([{"dataset": "texas", "config": c, "kind": "vulnerable", "size": 200,
-                            "found": False} for c, *_ in rows])  # fmt: skip
+
+    def read(config="CTGAN", value=0.5, low=0.45, high=0.55, p=0.5, ladder="size", epochs=300.0):
+        return {"dataset": "texas", "config": config, "kind": "vulnerable", "size": 200,
+                "value": value, "low": low, "high": high, "p": p, "found": False,
+                "ladder": ladder, "epochs": epochs}  # fmt: skip
+
+    ladder = pd.DataFrame([read(), read("Random", epochs=np.nan)])
+    # 0.70 [0.62, 0.78] against 0.50 [0.45, 0.55]: 0.20 / hypot(0.16, 0.10) x 3.92 = 4.2 errors
     said = edition_difference(quick, paper, attacks, ladder)
-    assert said.startswith("So the `quick` edition's finding at 200 rows (texas CTGAN, "
-                           "vulnerable targets) is not the training size's alone")  # fmt: skip
+    assert said.startswith("The `quick` edition's findings at 200 rows, beside the ladders: "
+                           "texas CTGAN, vulnerable targets (AUC 0.70 [0.62, 0.78]) is not "
+                           "explained by the ladders: at 200 rows they read 0.50 [0.45, 0.55] "
+                           "(4.2 standard errors away).")  # fmt: skip
     assert "a population of 1,000 against 2,000" in said and "ctgan with" in said
     assert "ctgan's evaluation releases 10 against 20" in said  # the neural fits' cap
+    # 0.08 / hypot(0.16, 0.20) x 3.92 = 1.2 errors: one effect, read on both sides of the line
+    near = pd.DataFrame([read(value=0.62, low=0.52, high=0.72), read("Random", epochs=np.nan)])
+    said = edition_difference(quick, paper, attacks, near)
+    assert "lies within the two readings' spread: the size ladder reads 0.62 [0.52, 0.72] at " \
+           "200 rows (difference +0.08, 1.2 standard errors)" in said  # fmt: skip
+    assert "differ in" not in said
+    # the epochs ladder finds it at the quick edition's 10 epochs (p 1e-4 <= 0.05 / 2 counts)
+    longer = pd.concat([ladder, pd.DataFrame([read("CTGAN (10 epochs)", 0.68, 0.6, 0.76, 1e-4,
+                                                   "epochs", 10.0)])])  # fmt: skip
+    said = edition_difference(quick, paper, attacks, longer)
+    assert ("is the training's: at 200 rows the `paper` games find it with CTGAN trained for "
+            "this edition's 10 epochs (AUC 0.68 [0.60, 0.76]), not with the `paper` settings' "
+            "(AUC 0.50).") in said  # fmt: skip
     ladder.loc[ladder.config == "CTGAN", "found"] = True
     assert edition_difference(quick, paper, attacks, ladder).endswith(
-        "is the training size's: the ladder finds it at that size too."
+        "is the training size's: the size ladder finds it at 200 rows too (AUC 0.50)."
     )
     nothing = attacks.assign(low=0.45, p=0.5)
     assert edition_difference(quick, paper, nothing, ladder) == ""

@@ -60,7 +60,7 @@ def test_the_games_are_played_at_each_size_on_the_same_targets_and_resumed(tmp_p
     assert Z.size_games(get_profile("smoke")).empty  # a profile without a ladder has none
 
 
-def test_the_overfitting_ladder_reads_ctgan_by_epochs_at_its_own_level():
+def test_the_epochs_ladder_reads_ctgan_by_epochs_at_its_own_level():
     # the default CTGAN (300 epochs) on the size ladder, and two longer trainings at 100 rows
     table = pd.concat([_table({100: False, 200: False}).assign(ladder="size", epochs=300.0),
                        _table({100: True}, config="CTGAN (1,000 epochs)").assign(
@@ -74,20 +74,22 @@ def test_the_overfitting_ladder_reads_ctgan_by_epochs_at_its_own_level():
     assert Z.fades(table).config.tolist() == ["CTGAN"]  # the epochs' rows are not sizes
     lines = Z.size_findings(table)
     assert lines[-1] == (
-        "**texas**, CTGAN trained longer on 100 rows, vulnerable targets: AUC 300 epochs 0.50 "
-        "[0.45, 0.55], 1,000 epochs 0.70 [0.62, 0.78], 3,000 epochs 0.70 [0.62, 0.78]; the "
-        "attack finds members from 3,000 epochs."
+        "**texas**, CTGAN by its training epochs on 100 rows, vulnerable targets: AUC 300 epochs "
+        "0.50 [0.45, 0.55], 1,000 epochs 0.70 [0.62, 0.78], 3,000 epochs 0.70 [0.62, 0.78]; the "
+        "attack finds members at 3,000 epochs."
     )
-    assert Z.by_epochs(_table({100: True})).empty  # a table from before the overfitting ladder
+    assert Z.by_epochs(_table({100: True})).empty  # a table from before the epochs ladder
 
 
-def test_the_overfitting_ladder_plays_ctgan_longer_at_the_smallest_size(monkeypatch):
+def test_the_epochs_ladder_plays_ctgan_at_its_sizes_and_epochs(monkeypatch):
     calls = []
     monkeypatch.setattr(Z, "run_games", lambda profile, **kw: calls.append((profile, kw)))
-    profile = replace(get_profile("smoke"), game_sizes=(60, 30), game_overfit_epochs=(50, 200))
+    profile = replace(get_profile("smoke"), game_sizes=(60, 30),
+                      game_epochs={30: (50, 200), 60: (2,)})  # fmt: skip
     Z.play_sizes(profile, progress=False)
-    assert [p.game_train_rows for p, _ in calls] == [60, 30, 30]
-    configs = calls[-1][1]["configurations"]
+    assert [p.game_train_rows for p, _ in calls] == [60, 30, 30, 60]
+    configs = calls[2][1]["techniques"]
     assert [c.label for c in configs] == ["CTGAN (50 epochs)", "CTGAN (200 epochs)"]
     assert [c.synthesiser_params() for c in configs] == [{"epochs": 50}, {"epochs": 200}]
-    assert all("configurations" not in kw for _, kw in calls[:2])
+    assert [c.label for c in calls[3][1]["techniques"]] == ["CTGAN (2 epochs)"]
+    assert [kw["techniques"] for _, kw in calls[:2]] == [profile.game_size_techniques] * 2

@@ -325,6 +325,7 @@ def size_sentences(profile: Profile, attacks: pd.DataFrame | None = None) -> lis
     reads where a leak fades and at the quick edition's and the paper store's training sizes;
     beside another edition's own ``attacks``, whether the ladder explains what that edition
     finds beyond Real (:func:`edition_difference`)."""
+    from privmetrics.compendium.book.known_leaks import edition_difference
     from privmetrics.experiments.games.kept_tables import kept_size_table
     from privmetrics.experiments.games.sizes import edition_sizes, size_findings
 
@@ -337,61 +338,6 @@ def size_sentences(profile: Profile, attacks: pd.DataFrame | None = None) -> lis
     if attacks is not None and sized is not profile:
         lines.append(edition_difference(profile, sized, attacks, table))
     return [line for line in lines if line]
-
-
-def edition_difference(profile: Profile, sized: Profile, attacks: pd.DataFrame,
-                       table: pd.DataFrame) -> str:  # fmt: skip
-    """Whether the training-size ladder of ``sized`` (at its synthesiser settings) explains what
-    ``profile``'s own games find beyond Real on the ladder's datasets and configurations:
-    explained where the ladder finds the same leak at ``profile``'s training size; else the
-    other ways the two editions' games differ, read from the profiles. Empty where ``profile``'s
-    games find nothing the ladder plays."""
-    from privmetrics.experiments.games.game_findings import members_found
-    from privmetrics.experiments.games.sizes import by_size
-
-    table = by_size(table)
-    auc = attacks[(attacks.measure == "AUC") & attacks.dataset.isin(sized.game_size_datasets)]
-    others = auc[auc.config != "Real"]
-    found = [r for _, part in others.groupby(["dataset", "kind"]) for r in members_found(part)]
-    ladder = table[table["size"] == profile.game_train_rows]
-    found = [r for r in found if r.config in set(ladder.config)]
-    if not found:
-        return ""
-    seen = {(r.dataset, r.config, r.kind) for r in ladder[ladder.found].itertuples()}
-    named = "; ".join(f"{r.dataset} {r.config}, {r.kind} targets" for r in found)
-    lead = (
-        f"So the `{profile.name}` edition's finding at {profile.game_train_rows:,} rows ({named})"
-    )
-    if all((r.dataset, r.config, r.kind) in seen for r in found):
-        return f"{lead} is the training size's: the ladder finds it at that size too."
-    from privmetrics.experiments.games.game_store import game_settings
-
-    differ = [f"{what} {getattr(profile, field):,} against {getattr(sized, field):,}"
-              for what, field in (("a population of", "game_population"),
-                                  ("targets of each kind", "game_targets"))
-              if getattr(profile, field) != getattr(sized, field)]  # fmt: skip
-    for technique in sorted({c.technique for c in _configurations(found)}):
-        mine, theirs = game_settings(profile, technique), game_settings(sized, technique)
-        if mine["releases"] != theirs["releases"]:
-            differ.append(f"{technique}'s evaluation releases {mine['releases']:,} against "
-                          f"{theirs['releases']:,}")  # fmt: skip
-        mine, theirs = profile.params_for(technique), sized.params_for(technique)
-        if mine != theirs:
-            differ.append(f"{technique} with {mine} against {theirs}")
-    return (
-        f"{lead} is not the training size's alone: at that size the ladder, at the "
-        f"`{sized.name}` settings, does not find it. The two editions' games also differ in "
-        + ("; ".join(differ) if differ else "nothing else the profiles record")
-        + "."
-    )
-
-
-def _configurations(rows) -> list:
-    """The configurations named by the ``config`` labels of ``rows``."""
-    from privmetrics.experiments.grid.configurations import paper_configurations
-
-    labels = {c.label: c for c in paper_configurations()}
-    return [labels[r.config] for r in rows if r.config in labels]
 
 
 def classes_beside_paper(profile: Profile, table: str, ours: pd.Series) -> str:

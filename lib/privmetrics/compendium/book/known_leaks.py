@@ -1,12 +1,17 @@
 """The attacks chapter's sections on known leaks, as objects to ``display``: the attacks' power on
 the leakage ladder (:mod:`privmetrics.experiments.games.ladder`), what the metrics read of it
 (:mod:`privmetrics.experiments.games.sensitivity`) and Experiment 3's verdicts calibrated on it
-(:mod:`privmetrics.experiments.games.calibration`). Each comes from the edition's own ladder or,
-beside another edition, from the shipped paper store's."""
+(:mod:`privmetrics.experiments.games.calibration`), the training-size and epochs ladders
+(:mod:`privmetrics.experiments.games.sizes`), and :func:`edition_difference`, what those ladders
+say of a finding of one edition that the other lacks. Each comes from the edition's own ladder
+or, beside another edition, from the shipped paper store's."""
 
 from __future__ import annotations
 
-from privmetrics.experiments.profiles import get_profile
+import numpy as np
+import pandas as pd
+
+from privmetrics.experiments.profiles import Profile, get_profile
 
 LADDER_CAPTION = (
     "The leakage ladder on {name}: each attack's membership AUC against the share of training "
@@ -138,10 +143,10 @@ SIZES_CAPTION = (
     "with its 95% interval. Read: dotted, chance; grey, the AUC of 0.6 the chapter's rule asks."
 )
 EPOCHS_CAPTION = (
-    "The overfitting ladder on {name}: the shadow attack's membership AUC against CTGAN's training "
-    "epochs on the ladder's smallest training table (one optimiser step per epoch at its batch of "
-    "500), on the same targets, with its 95% interval. Read: dotted, chance; grey, the AUC of 0.6 "
-    "the chapter's rule asks."
+    "The epochs ladder on {name}: the shadow attack's membership AUC against CTGAN's training "
+    "epochs (one optimiser step per epoch at these sizes and its batch of 500), one line per "
+    "training size, on the same targets, with its 95% interval. Read: dotted, chance; grey, the "
+    "AUC of 0.6 the chapter's rule asks."
 )
 
 
@@ -172,9 +177,109 @@ def size_section(chapter) -> list:
         size_curve(table, name)
         shown.append(captioned(plt.gcf(), SIZES_CAPTION.format(name=name),
                                f"line chart of the membership AUC against training rows on {name}"))  # fmt: skip
-    overfit = by_epochs(table)
-    for name in dict.fromkeys(overfit.dataset if len(overfit) else []):
+    longer = by_epochs(table)
+    for name in dict.fromkeys(longer.dataset if len(longer) else []):
         size_curve(table, name, by="epochs")
         shown.append(captioned(plt.gcf(), EPOCHS_CAPTION.format(name=name),
                                f"line chart of the membership AUC against CTGAN's epochs on {name}"))  # fmt: skip
     return shown
+
+
+def edition_difference(profile: Profile, sized: Profile, attacks: pd.DataFrame,
+                       table: pd.DataFrame) -> str:  # fmt: skip
+    """Whether the ladders of ``sized`` explain what ``profile``'s own games find beyond Real on
+    the ladders' datasets and configurations, one clause per finding, tried in this order:
+
+    - *the training size's*: the size ladder (at ``sized``'s synthesiser settings) finds the
+      same leak at ``profile``'s training size;
+    - *the training's*: the epochs ladder (:mod:`~privmetrics.experiments.games.sizes`) finds it
+      at that size with the technique trained for ``profile``'s epochs;
+    - *within the readings' spread*: the two AUCs at that size differ by less than 1.96 standard
+      errors of their difference (each error from its 95% interval, half-width / 1.96), so the
+      editions read one effect, which only one of them lifts over the rule's line;
+    - else *not explained*, with the other ways the two editions' games differ, read from the
+      profiles.
+
+    Empty where ``profile``'s games find nothing the ladders play."""
+    from privmetrics.experiments.games.game_findings import members_found
+    from privmetrics.experiments.games.sizes import by_epochs, by_size
+
+    size = profile.game_train_rows
+    ladder = by_size(table)
+    ladder = ladder[ladder["size"] == size]
+    epochs = by_epochs(table)
+    epochs = epochs[epochs["size"] == size] if len(epochs) else epochs
+    auc = attacks[(attacks.measure == "AUC") & attacks.dataset.isin(sized.game_size_datasets)]
+    others = auc[auc.config != "Real"]
+    found = [r for _, part in others.groupby(["dataset", "kind"]) for r in members_found(part)]
+    found = [r for r in found if r.config in set(ladder.config)]
+    if not found:
+        return ""
+    clauses, unexplained = [], []
+    for r in found:
+        what = f"{r.dataset} {r.config}, {r.kind} targets (AUC {r.value:.2f} [{r.low:.2f}, {r.high:.2f}])"
+        key = (ladder.dataset == r.dataset) & (ladder.config == r.config) & (ladder.kind == r.kind)
+        there = ladder[key].iloc[0]
+        trained = profile.params_for(_configurations([r])[0].technique).get("epochs")
+        again = (epochs[(epochs.dataset == r.dataset) & (epochs.kind == r.kind)
+                        & (epochs.epochs == trained)
+                        & epochs.config.str.startswith(r.config)] if len(epochs) else epochs)  # fmt: skip
+        z = (r.value - there.value) / np.hypot((r.high - r.low) / 3.92,
+                                               (there.high - there.low) / 3.92)  # fmt: skip
+        if there.found:
+            clauses.append(f"{what} is the training size's: the size ladder finds it at "
+                           f"{size:,} rows too (AUC {there.value:.2f})")  # fmt: skip
+        elif len(again) and again.found.iloc[0]:
+            clauses.append(
+                f"{what} is the training's: at {size:,} rows the `{sized.name}` games find it "
+                f"with {r.config} trained for this edition's {trained:,} epochs (AUC "
+                f"{again.value.iloc[0]:.2f} [{again.low.iloc[0]:.2f}, {again.high.iloc[0]:.2f}]), "
+                f"not with the `{sized.name}` settings' (AUC {there.value:.2f})"
+            )
+        elif abs(z) < 1.96:
+            clauses.append(
+                f"{what} lies within the two readings' spread: the size ladder reads "
+                f"{there.value:.2f} [{there.low:.2f}, {there.high:.2f}] at {size:,} rows "
+                f"(difference {r.value - there.value:+.2f}, {abs(z):.1f} standard errors), one "
+                f"effect that only this edition's reading lifts over the rule's line"
+            )
+        else:
+            unexplained.append(r)
+            clauses.append(f"{what} is not explained by the ladders: at {size:,} rows they read "
+                           f"{there.value:.2f} [{there.low:.2f}, {there.high:.2f}] "
+                           f"({abs(z):.1f} standard errors away)")  # fmt: skip
+    text = f"The `{profile.name}` edition's findings at {size:,} rows, beside the ladders: " + (
+        "; ".join(clauses) + "."
+    )
+    if unexplained:
+        text += " " + _other_differences(profile, sized, unexplained)
+    return text
+
+
+def _other_differences(profile: Profile, sized: Profile, found: list) -> str:
+    """The ways ``profile``'s games differ from ``sized``'s besides the training size, read from
+    the profiles, for the techniques of ``found``."""
+    from privmetrics.experiments.games.game_store import game_settings
+
+    differ = [f"{what} {getattr(profile, field):,} against {getattr(sized, field):,}"
+              for what, field in (("a population of", "game_population"),
+                                  ("targets of each kind", "game_targets"))
+              if getattr(profile, field) != getattr(sized, field)]  # fmt: skip
+    for technique in sorted({c.technique for c in _configurations(found)}):
+        mine, theirs = game_settings(profile, technique), game_settings(sized, technique)
+        if mine["releases"] != theirs["releases"]:
+            differ.append(f"{technique}'s evaluation releases {mine['releases']:,} against "
+                          f"{theirs['releases']:,}")  # fmt: skip
+        mine, theirs = profile.params_for(technique), sized.params_for(technique)
+        if mine != theirs:
+            differ.append(f"{technique} with {mine} against {theirs}")
+    return ("The two editions' games also differ in "
+            + ("; ".join(differ) if differ else "nothing else the profiles record") + ".")  # fmt: skip
+
+
+def _configurations(rows) -> list:
+    """The configurations named by the ``config`` labels of ``rows``."""
+    from privmetrics.experiments.grid.configurations import paper_configurations
+
+    labels = {c.label: c for c in paper_configurations()}
+    return [labels[r.config] for r in rows if r.config in labels]

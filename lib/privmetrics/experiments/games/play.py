@@ -148,11 +148,13 @@ def ladder_fresh(dataset: str, population: pd.DataFrame, seed: int, train_rows: 
 
 
 def game_configurations(
-    profile: Profile, techniques: tuple[str, ...] | None
+    profile: Profile, techniques: tuple[str, ...] | list[Configuration] | None
 ) -> list[Configuration]:
     """The configurations the games play: the paper's twelve (or ``techniques``'), then the
     profile's leakage ladder (:func:`~privmetrics.experiments.grid.configurations.ladder_configurations`) when ``techniques`` is None
-    or names ``"planted"``."""
+    or names ``"planted"``; ``techniques`` given as configurations, those."""
+    if techniques and all(isinstance(t, Configuration) for t in techniques):
+        return list(techniques)
     asked = techniques or profile.game_techniques
     paper = None if asked is None else tuple(t for t in asked if t != LADDER)
     configs = paper_configurations(paper) if paper is None or paper else []
@@ -172,7 +174,6 @@ def run_games(
     compute: bool = True,
     client=None,
     ladder: bool = False,
-    configurations: list[Configuration] | None = None,
 ) -> pd.DataFrame:
     """Play every configuration of the profile (module doc) that misses a game of either kind,
     longest first, and return the profile's ``game`` games (``"membership"`` or
@@ -182,8 +183,8 @@ def run_games(
     joblib's; this process alone writes the store, as for the grid. The leakage ladder's games
     (:func:`game_configurations`) are played with the others and returned only with
     ``ladder=True`` (then alone): they are controls, which no metric's verdict reads.
-    ``configurations``: play these instead of :func:`game_configurations` (the overfitting
-    ladder's CTGAN at more epochs, :mod:`.sizes`)."""
+    ``techniques`` may also be configurations, played as they are (the epochs ladder's CTGAN
+    at other epoch counts, :mod:`.sizes`)."""
     store = store or GameStore(results_path(profile), game)
     stores = {g: store if g == store.game else GameStore(store.path, g) for g in TABLES}
     done = {g: stores[g].done(profile) for g in TABLES}
@@ -198,7 +199,7 @@ def run_games(
         shown = keys["membership"] + keys["release"] + [(GEN_LRA, 0)]
         chosen |= {(dataset, kind, t) for kind, t in shown}
         fresh = None
-        for config in configurations or game_configurations(profile, techniques):
+        for config in game_configurations(profile, techniques):
             complete = [
                 all((dataset, config.label, k, t) in done[g] for k, t in keys[g]) for g in TABLES
             ]

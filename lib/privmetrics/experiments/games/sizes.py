@@ -10,9 +10,12 @@ not depend on the size), each size a game setting of its own in the store (``tra
 size already played is not played again. The population is halved into the shadow and
 evaluation pools, so a size must fit in half of it.
 
-The *overfitting ladder* plays CTGAN again at the smallest size with more epochs (the profile's
-``game_overfit_epochs``), each a configuration of its own (``CTGAN (3,000 epochs)``): a synthesiser
-that trains longer on few rows is the textbook case of memorising them.
+The *epochs ladder* plays CTGAN again at some of those sizes with other epoch counts (the
+profile's ``game_epochs``: size -> epoch counts), each a configuration of its own (``CTGAN (2,000
+epochs)``). At the smallest size with more epochs it is an overfitting ladder: a synthesiser that
+trains longer on few rows is the textbook case of memorising them. At another edition's size with
+that edition's epochs it measures whether the editions' difference is the training's
+(:func:`~privmetrics.compendium.book.findings.edition_difference`).
 
 :func:`size_table` reads the shadow attack's AUC per size, configuration and kind of target;
 :func:`size_findings` says, per configuration and kind, at which sizes the attack finds members
@@ -43,16 +46,10 @@ def size_profiles(profile: Profile) -> list[Profile]:
 OVERFIT_TECHNIQUE = "ctgan"
 
 
-def overfit_configurations(profile: Profile) -> list[Configuration]:
-    """The overfitting ladder's configurations (module doc): CTGAN at each of the profile's
-    ``game_overfit_epochs``."""
+def epoch_configurations(epochs) -> list[Configuration]:
+    """The epochs ladder's configurations (module doc): CTGAN at each of ``epochs``."""
     return [Configuration(OVERFIT_TECHNIQUE, params={"epochs": e}, setting=f"{e:,} epochs")
-            for e in profile.game_overfit_epochs]  # fmt: skip
-
-
-def overfit_profile(profile: Profile) -> Profile:
-    """The profile at the overfitting ladder's size: the smallest of its training-size ladder."""
-    return replace(profile, game_train_rows=min(profile.game_sizes))
+            for e in epochs]  # fmt: skip
 
 
 def play_sizes(profile: Profile, path=None, n_jobs: int | None = None, progress: bool = True,
@@ -64,28 +61,32 @@ def play_sizes(profile: Profile, path=None, n_jobs: int | None = None, progress:
         run_games(sized, datasets=list(profile.game_size_datasets),
                   techniques=profile.game_size_techniques, store=store, n_jobs=n_jobs,
                   progress=progress, client=client)  # fmt: skip
-    if profile.game_overfit_epochs:
-        run_games(overfit_profile(profile), datasets=list(profile.game_size_datasets),
-                  configurations=overfit_configurations(profile), store=store, n_jobs=n_jobs,
+    for size, epochs in profile.game_epochs.items():
+        run_games(replace(profile, game_train_rows=size),
+                  datasets=list(profile.game_size_datasets),
+                  techniques=epoch_configurations(epochs), store=store, n_jobs=n_jobs,
                   progress=progress, client=client)  # fmt: skip
 
 
 def size_games(profile: Profile) -> pd.DataFrame:
     """The membership games of both ladders in the profile's store (those stored at each size,
-    on the ladder's datasets and techniques, and the overfitting ladder's), with their ``size``,
+    on the ladder's datasets and techniques, and the epochs ladder's), with their ``size``,
     the ``epochs`` they trained (NaN for a synthesiser without) and the ``ladder`` they belong
     to (``"size"`` or ``"epochs"``)."""
     path = results_path(profile)
     if not profile.game_sizes or not path.exists():
         return pd.DataFrame()
     store, frames = GameStore(path, "membership"), []
-    overfit = {c.label for c in overfit_configurations(profile)}
     paper = {c.label for c in paper_configurations(profile.game_size_techniques)}
-    for sized in size_profiles(profile):
+    sized_profiles = {p.game_train_rows: p for p in size_profiles(profile)}
+    sized_profiles.update({n: replace(profile, game_train_rows=n) for n in profile.game_epochs})
+    for size, sized in sorted(sized_profiles.items()):
+        longer = {c.label for c in epoch_configurations(profile.game_epochs.get(size, ()))}
         games = store.games(sized)
         games = games[games.dataset.isin(profile.game_size_datasets)
-                      & games.config.isin(paper | overfit)]  # fmt: skip
-        ladder = np.where(games.config.isin(overfit), "epochs", "size")
+                      & games.config.isin((paper if size in profile.game_sizes else set())
+                                          | longer)]  # fmt: skip
+        ladder = np.where(games.config.isin(longer), "epochs", "size")
         frames.append(games.assign(size=sized.game_train_rows, ladder=ladder))
     games = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if len(games):
@@ -97,7 +98,8 @@ def size_table(games: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """The shadow attack's AUC per (dataset, size, config, kind) with its interval and
     permutation p, the ``ladder`` and ``epochs`` of :func:`size_games`, and whether it finds
     members by the chapter's rule: on the size ladder at level 0.05 divided by the sizes
-    scanned, on the overfitting ladder by the epoch counts scanned (the default's included)."""
+    scanned, on the epochs ladder by the epoch counts scanned at that size (the default's
+    included)."""
     from privmetrics.experiments.games.kept_tables import kept_attack_table
 
     if games.empty:
@@ -110,7 +112,9 @@ def size_table(games: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
                                                           "epochs"]]  # fmt: skip
     table = pd.concat(frames, ignore_index=True).merge(labels, on=["dataset", "config"])
     sizes = table.groupby(["dataset", "config", "kind"])["size"].transform("nunique")
-    epochs = table.groupby(["dataset", "kind"])["ladder"].transform(lambda x: (x == "epochs").sum())
+    epochs = table.groupby(["dataset", "kind", "size"])["ladder"].transform(
+        lambda x: (x == "epochs").sum()
+    )
     scanned = np.where(table.ladder == "epochs", epochs + 1, sizes)
     table["found"] = [finds_members(r, 0.5, 0.05 / n) for r, n in
                       zip(table.itertuples(), scanned, strict=True)]  # fmt: skip
@@ -119,24 +123,24 @@ def size_table(games: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
 
 def by_size(table: pd.DataFrame) -> pd.DataFrame:
     """The training-size ladder's rows of :func:`size_table` (a table from before the
-    overfitting ladder has only those)."""
+    epochs ladder has only those)."""
     return table if "ladder" not in table else table[table.ladder == "size"]
 
 
 def by_epochs(table: pd.DataFrame) -> pd.DataFrame:
-    """The overfitting ladder (module doc) from :func:`size_table`: per dataset and kind of
-    target, CTGAN at the smallest size at the profile's epochs and at each of the ladder's, with
-    ``found`` at the level of the epoch counts scanned."""
+    """The epochs ladder (module doc) from :func:`size_table`: per dataset, size and kind of
+    target where it plays, CTGAN at the profile's epochs (the size ladder's row) and at each of
+    the ladder's, with ``found`` at the level of the epoch counts scanned there."""
     if table.empty or "ladder" not in table or not (table.ladder == "epochs").any():
         return pd.DataFrame()
-    smallest = table[table.ladder == "epochs"]["size"].min()
-    default = table[(table.ladder == "size") & (table["size"] == smallest)
+    sizes = set(table[table.ladder == "epochs"]["size"])
+    default = table[(table.ladder == "size") & table["size"].isin(sizes)
                     & table.config.str.fullmatch(DISPLAY[OVERFIT_TECHNIQUE])]  # fmt: skip
     rows = pd.concat([default, table[table.ladder == "epochs"]], ignore_index=True)
-    scanned = rows.groupby(["dataset", "kind"])["config"].transform("nunique")
+    scanned = rows.groupby(["dataset", "size", "kind"])["config"].transform("nunique")
     rows["found"] = [finds_members(r, 0.5, 0.05 / n) for r, n in
                      zip(rows.itertuples(), scanned, strict=True)]  # fmt: skip
-    return rows.sort_values(["dataset", "kind", "epochs"], ignore_index=True)
+    return rows.sort_values(["dataset", "size", "kind", "epochs"], ignore_index=True)
 
 
 def _rows(value: float) -> str:
@@ -146,10 +150,10 @@ def _rows(value: float) -> str:
 def size_findings(table: pd.DataFrame, sizes: dict[str, int] | None = None) -> list[str]:
     """Per (dataset, config, kind of target): the AUC at every size and where the attack finds
     members; then, where ``sizes`` names other tables' sizes (an edition's games), what the
-    ladder reads at those sizes; then the overfitting ladder's sentence (:func:`overfit_findings`)."""
+    ladder reads at those sizes; then the epochs ladder's sentences (:func:`epoch_findings`)."""
     if table.empty:
         return []
-    overfit, table, lines = overfit_findings(table), by_size(table), []
+    epochs, table, lines = epoch_findings(table), by_size(table), []
     for (dataset, config, kind), part in table.groupby(["dataset", "config", "kind"], sort=False):
         part = part.sort_values("size")
         each = ", ".join(f"{_rows(r.size)} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
@@ -180,21 +184,23 @@ def size_findings(table: pd.DataFrame, sizes: dict[str, int] | None = None) -> l
                           for r in found.itertuples()) if len(found) else "none")  # fmt: skip
         lines.append(f"At {_rows(size)}, the size of {name}'s games, the paper's synthesiser "
                      f"settings leak members in: {said}.")  # fmt: skip
-    return lines + overfit
+    return lines + epochs
 
 
-def overfit_findings(table: pd.DataFrame) -> list[str]:
-    """One sentence per dataset and kind of target on the overfitting ladder (:func:`by_epochs`):
-    CTGAN's AUC at each epoch count and the smallest count at which the attack finds members."""
+def epoch_findings(table: pd.DataFrame) -> list[str]:
+    """One sentence per dataset, size and kind of target on the epochs ladder
+    (:func:`by_epochs`): CTGAN's AUC at each epoch count and the counts at which the attack finds
+    members."""
     rows, lines = by_epochs(table), []
-    for (dataset, kind), part in (rows.groupby(["dataset", "kind"], sort=False)
-                                  if len(rows) else []):  # fmt: skip
+    for (dataset, _, kind), part in (rows.groupby(["dataset", "size", "kind"], sort=False)
+                                     if len(rows) else []):  # fmt: skip
         each = ", ".join(f"{r.epochs:,.0f} epochs {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
                          for r in part.itertuples())  # fmt: skip
         found = part[part.found]
         verdict = ("finds members at no epoch count played" if found.empty else
-                   f"finds members from {found.epochs.min():,.0f} epochs")  # fmt: skip
-        lines.append(f"**{dataset}**, {DISPLAY[OVERFIT_TECHNIQUE]} trained longer on "
+                   "finds members at " + ", ".join(f"{e:,.0f}" for e in found.epochs)
+                   + " epochs")  # fmt: skip
+        lines.append(f"**{dataset}**, {DISPLAY[OVERFIT_TECHNIQUE]} by its training epochs on "
                      f"{_rows(part['size'].iloc[0])}, {kind} targets: AUC {each}; the attack "
                      f"{verdict}.")  # fmt: skip
     return lines

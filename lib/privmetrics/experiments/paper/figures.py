@@ -271,15 +271,16 @@ def power_curve(curves: pd.DataFrame, dataset: str) -> plt.Figure:
 
 def size_curve(table: pd.DataFrame, dataset: str, by: str = "size") -> plt.Figure:
     """The training-size ladder (:mod:`privmetrics.experiments.games.sizes`): the shadow attack's
-    AUC against the training table's size (``by="size"``) or, on the overfitting ladder, against
-    CTGAN's epochs at the smallest size (``by="epochs"``); one panel per kind of target, one line
-    per configuration with its 95% interval; dotted, chance; grey, the chapter's rule."""
+    AUC against the training table's size (``by="size"``: one line per configuration) or, on
+    the epochs ladder, against CTGAN's epochs (``by="epochs"``: one line per training size); one
+    panel per kind of target, with 95% intervals; dotted, chance; grey, the chapter's rule."""
     from privmetrics.experiments.games.game_analysis import MIN_EFFECT
     from privmetrics.experiments.games.sizes import by_epochs, by_size
 
     part = (by_size(table) if by == "size" else by_epochs(table))[lambda t: t.dataset == dataset]
-    if by == "epochs":  # one line: the technique trained longer
-        part = part.assign(config=part.config.str.split(" (", regex=False).str[0])
+    if by == "epochs":  # one line per training size: the technique at each epoch count
+        part = part.assign(config=[f"{c.split(' (')[0]}, {n:,} rows"
+                                   for c, n in zip(part.config, part["size"], strict=True)])  # fmt: skip
     kinds = sorted(part.kind.unique())
     fig, axes = plt.subplots(1, len(kinds), figsize=(COLUMN_INCHES, 3.4), sharey=True,
                              squeeze=False)  # fmt: skip
@@ -298,8 +299,7 @@ def size_curve(table: pd.DataFrame, dataset: str, by: str = "size") -> plt.Figur
         ax.set_xlabel("training rows" if by == "size" else "epochs", fontsize=9)
     axes[0][0].set_ylabel("membership AUC")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    what = ("the training table's size" if by == "size" else
-            f"training epochs at {part['size'].min():,} rows")  # fmt: skip
+    what = "the training table's size" if by == "size" else "training epochs"
     fig.suptitle(f"{dataset}: membership inference against {what}", fontsize=10)
     fig.tight_layout(rect=(0, 0.16, 1, 1))
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
