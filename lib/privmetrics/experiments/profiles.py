@@ -76,8 +76,10 @@ class Profile:
     game_size_techniques: tuple[str, ...] = ("random", "privbayes", "ctgan")
     game_size_datasets: tuple[str, ...] = ("texas",)
     # the epochs ladder (same module): CTGAN again at these sizes (game sizes of the ladder),
-    # trained for each of these epoch counts; {} plays none
+    # trained for each of these epoch counts, on these datasets (of game_size_datasets); {} plays
+    # none
     game_epochs: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    game_epoch_datasets: tuple[str, ...] = ("texas",)
     # whether this profile's book states the shipped paper store's findings beside its own (the
     # comparison's and the attacks' headlines); the tests' smoke book does not pay for them
     beside_paper: bool = True

@@ -92,4 +92,5 @@ def test_the_epochs_ladder_plays_ctgan_at_its_sizes_and_epochs(monkeypatch):
     assert [c.label for c in configs] == ["CTGAN (50 epochs)", "CTGAN (200 epochs)"]
     assert [c.synthesiser_params() for c in configs] == [{"epochs": 50}, {"epochs": 200}]
     assert [c.label for c in calls[3][1]["techniques"]] == ["CTGAN (2 epochs)"]
+    assert calls[2][1]["datasets"] == list(profile.game_epoch_datasets)
     assert [kw["techniques"] for _, kw in calls[:2]] == [profile.game_size_techniques] * 2

@@ -11,7 +11,8 @@ size already played is not played again. The population is halved into the shado
 evaluation pools, so a size must fit in half of it.
 
 The *epochs ladder* plays CTGAN again at some of those sizes with other epoch counts (the
-profile's ``game_epochs``: size -> epoch counts), each a configuration of its own (``CTGAN (2,000
+profile's ``game_epochs``: size -> epoch counts, on its ``game_epoch_datasets``), each a
+configuration of its own (``CTGAN (2,000
 epochs)``). At the smallest size with more epochs it is an overfitting ladder: a synthesiser that
 trains longer on few rows is the textbook case of memorising them. At another edition's size with
 that edition's epochs it measures whether the editions' difference is the training's
@@ -63,7 +64,7 @@ def play_sizes(profile: Profile, path=None, n_jobs: int | None = None, progress:
                   progress=progress, client=client)  # fmt: skip
     for size, epochs in profile.game_epochs.items():
         run_games(replace(profile, game_train_rows=size),
-                  datasets=list(profile.game_size_datasets),
+                  datasets=list(profile.game_epoch_datasets),
                   techniques=epoch_configurations(epochs), store=store, n_jobs=n_jobs,
                   progress=progress, client=client)  # fmt: skip
 
@@ -83,9 +84,11 @@ def size_games(profile: Profile) -> pd.DataFrame:
     for size, sized in sorted(sized_profiles.items()):
         longer = {c.label for c in epoch_configurations(profile.game_epochs.get(size, ()))}
         games = store.games(sized)
-        games = games[games.dataset.isin(profile.game_size_datasets)
-                      & games.config.isin((paper if size in profile.game_sizes else set())
-                                          | longer)]  # fmt: skip
+        sized_games = games.dataset.isin(profile.game_size_datasets) & games.config.isin(
+            paper if size in profile.game_sizes else set()
+        )
+        epoch_games = games.dataset.isin(profile.game_epoch_datasets) & games.config.isin(longer)
+        games = games[sized_games | epoch_games]
         ladder = np.where(games.config.isin(longer), "epochs", "size")
         frames.append(games.assign(size=sized.game_train_rows, ladder=ladder))
     games = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
