@@ -25,7 +25,8 @@ def test_a_leak_fades_at_the_first_size_above_the_largest_that_leaks():
     assert np.isnan(found.loc["Random", "finds up to"]) and np.isnan(
         found.loc["Random", "fades at"]
     )
-    lines = Z.size_findings(table, {"the quick edition": 200, "the paper store": 500})
+    lines = Z.size_findings(table, {"the quick edition": get_profile("quick"),
+                                    "the paper store": get_profile("paper")})  # fmt: skip
     assert (
         "the attack finds members at 100 rows, 200 rows and not at 500 rows, 900 rows" in lines[0]
     )
@@ -78,6 +79,14 @@ def test_the_epochs_ladder_reads_ctgan_by_epochs_at_its_own_level():
         "0.50 [0.45, 0.55], 1,000 epochs 0.70 [0.62, 0.78], 3,000 epochs 0.70 [0.62, 0.78]; the "
         "attack finds members at 3,000 epochs."
     )
+    # an edition training CTGAN for 3,000 epochs on 100-row tables: the ladder at its settings
+    edition = replace(get_profile("quick"), game_train_rows=100,
+                      synthesisers={"ctgan": {"epochs": 3000}})  # fmt: skip
+    lines = Z.size_findings(table, {"an edition": edition})
+    assert "At 100 rows, the size of an edition's games, the paper's synthesiser settings leak " \
+           "members in: none." in lines  # fmt: skip
+    assert "At 100 rows with an edition's own 3,000 CTGAN epochs, CTGAN leaks members in: texas " \
+           "CTGAN (3,000 epochs), vulnerable targets (AUC 0.70)." in lines  # fmt: skip
     assert Z.by_epochs(_table({100: True})).empty  # a table from before the epochs ladder
 
 

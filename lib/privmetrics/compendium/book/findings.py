@@ -327,13 +327,13 @@ def size_sentences(profile: Profile, attacks: pd.DataFrame | None = None) -> lis
     finds beyond Real (:func:`edition_difference`)."""
     from privmetrics.compendium.book.known_leaks import edition_difference
     from privmetrics.experiments.games.kept_tables import kept_size_table
-    from privmetrics.experiments.games.sizes import edition_sizes, size_findings
+    from privmetrics.experiments.games.sizes import editions, size_findings
 
     sized = profile if profile.game_sizes else _shown(profile)[-1]
     if not sized.game_sizes:
         return []
     table = kept_size_table(sized)
-    lines = [line for line in size_findings(table, edition_sizes())
+    lines = [line for line in size_findings(table, editions())
              if line.startswith(("At ", "The leak fades"))]  # fmt: skip
     if attacks is not None and sized is not profile:
         lines.append(edition_difference(profile, sized, attacks, table))

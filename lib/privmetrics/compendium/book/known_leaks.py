@@ -160,7 +160,7 @@ def size_section(chapter) -> list:
 
     from privmetrics.compendium.book.plots import captioned
     from privmetrics.experiments.games.kept_tables import kept_size_table
-    from privmetrics.experiments.games.sizes import by_epochs, edition_sizes, size_findings
+    from privmetrics.experiments.games.sizes import by_epochs, editions, size_findings
     from privmetrics.experiments.paper.figures import size_curve
 
     profile = chapter.profile
@@ -171,7 +171,7 @@ def size_section(chapter) -> list:
         return [Markdown("No store of this edition, or shipped beside it, holds the games at "
                          "other training sizes.")]  # fmt: skip
     edition = "this edition's store" if profile is chapter.profile else "the shipped paper store"
-    lines = size_findings(table, edition_sizes())
+    lines = size_findings(table, editions())
     shown = [Markdown(f"From {edition}:\n\n" + "\n".join(f"- {line}" for line in lines))]
     for name in dict.fromkeys(table.dataset):
         size_curve(table, name)

@@ -150,13 +150,14 @@ def _rows(value: float) -> str:
     return f"{int(value):,} rows"
 
 
-def size_findings(table: pd.DataFrame, sizes: dict[str, int] | None = None) -> list[str]:
+def size_findings(table: pd.DataFrame, editions: dict[str, Profile] | None = None) -> list[str]:
     """Per (dataset, config, kind of target): the AUC at every size and where the attack finds
-    members; then, where ``sizes`` names other tables' sizes (an edition's games), what the
-    ladder reads at those sizes; then the epochs ladder's sentences (:func:`epoch_findings`)."""
+    members; then, for each of ``editions`` (by the name a sentence gives it), what the ladder
+    reads at the size of its games, and the epochs ladder at that size with its CTGAN epochs
+    where it plays them; then the epochs ladder's sentences (:func:`epoch_findings`)."""
     if table.empty:
         return []
-    epochs, table, lines = epoch_findings(table), by_size(table), []
+    epochs, table_all, table, lines = epoch_findings(table), table, by_size(table), []
     for (dataset, config, kind), part in table.groupby(["dataset", "config", "kind"], sort=False):
         part = part.sort_values("size")
         each = ", ".join(f"{_rows(r.size)} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
@@ -178,16 +179,29 @@ def size_findings(table: pd.DataFrame, sizes: dict[str, int] | None = None) -> l
                                             if not np.isnan(r["fades at"])
                                             else ", at every size played")
             for r in faded.to_dict("records")) + ".")  # fmt: skip
-    for name, size in (sizes or {}).items():
+    longer = by_epochs(table_all)
+    for name, edition in (editions or {}).items():
+        size = edition.game_train_rows
         at = table[table["size"] == size]
         if at.empty:
             continue
-        found = at[at.found]
-        said = ("; ".join(f"{r.dataset} {r.config}, {r.kind} targets (AUC {r.value:.2f})"
-                          for r in found.itertuples()) if len(found) else "none")  # fmt: skip
         lines.append(f"At {_rows(size)}, the size of {name}'s games, the paper's synthesiser "
-                     f"settings leak members in: {said}.")  # fmt: skip
+                     f"settings leak members in: {_leaks(at)}.")  # fmt: skip
+        trained = edition.params_for(OVERFIT_TECHNIQUE).get("epochs")
+        own = (
+            longer[(longer["size"] == size) & (longer.epochs == trained)] if len(longer) else at[:0]
+        )
+        if len(own) and own.ladder.eq("epochs").any():
+            lines.append(f"At {_rows(size)} with {name}'s own {trained:,} {DISPLAY[OVERFIT_TECHNIQUE]} "
+                         f"epochs, {DISPLAY[OVERFIT_TECHNIQUE]} leaks members in: {_leaks(own)}.")  # fmt: skip
     return lines + epochs
+
+
+def _leaks(rows: pd.DataFrame) -> str:
+    """The rows in which the attack finds members, named, or "none"."""
+    found = rows[rows.found]
+    return ("; ".join(f"{r.dataset} {r.config}, {r.kind} targets (AUC {r.value:.2f})"
+                      for r in found.itertuples()) if len(found) else "none")  # fmt: skip
 
 
 def epoch_findings(table: pd.DataFrame) -> list[str]:
@@ -224,9 +238,9 @@ def fades(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "config", "kind", "finds up to", "fades at"])
 
 
-def edition_sizes() -> dict[str, int]:
-    """The training sizes of the editions' own games, by the name a sentence gives them."""
+def editions() -> dict[str, Profile]:
+    """The editions whose own games the ladders are read beside, by the name a sentence gives
+    them."""
     from privmetrics.experiments.profiles import get_profile
 
-    return {"the quick edition": get_profile("quick").game_train_rows,
-            "the paper store": get_profile("paper").game_train_rows}  # fmt: skip
+    return {"the quick edition": get_profile("quick"), "the paper store": get_profile("paper")}
