@@ -215,7 +215,12 @@ def test_the_size_section_reads_the_shipped_paper_store_beside_the_quick_edition
     # the epochs ladder: a sentence per kind of target at each of its sizes, and its figure
     for size in paper.game_epochs:
         assert f"CTGAN by its training epochs on {size:,} rows, vulnerable targets" in said
-    assert "The epochs ladder on texas" in shown[2].data
+    # the chapter's datasets only: texas's size figure, then its epochs ladder's
+    assert len(shown) == 3 and "The epochs ladder on texas" in shown[2].data
+    assert "flchain" not in said and "randhie" not in said
+    everywhere = size_section(Chapter(get_profile("quick"), list(paper.game_size_datasets)))
+    for name in paper.game_size_datasets:
+        assert sum(f"The training-size ladder on {name}" in s.data for s in everywhere[1:]) == 1
     alone = size_section(Chapter(get_profile("smoke"), ["texas"]))
     assert len(alone) == 1 and "other training sizes" in alone[0].data
 

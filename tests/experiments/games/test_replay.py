@@ -118,3 +118,19 @@ def test_the_draw_holds_a_game_of_the_size_ladders_and_rebuilds_its_configuratio
     assert planted.technique == "planted" and planted.params["dose"] == 0.02
     with pytest.raises(KeyError, match="no configuration of the grid or of a ladder of ctgan"):
         stored_configuration("TVAE (1,000 epochs)", "ctgan", "{}")
+
+
+def test_games_of_one_target_at_two_training_sizes_are_replayed_each_as_itself(store):
+    """The size ladders play the same targets at every size: a draw holding both games of a
+    target replays and compares each against its own size's play."""
+    from dataclasses import replace
+
+    smaller = replace(SMOKE, game_train_rows=30)
+    G.run_games(smaller, datasets=["texas"], techniques=("random",),
+                store=S.GameStore(store, "membership"), n_jobs=1, progress=False)  # fmt: skip
+    everything = 2 * 2 * SMOKE.game_targets + 2 * SMOKE.game_targets  # Real, Random x 2 sizes
+    report = replay_games(SMOKE, path=store, games=("membership",), sample=everything,
+                          n_jobs=1, progress=False)  # fmt: skip
+    random = report[report.config == "Random"]
+    assert sorted(set(random.rows)) == [30, 60] and len(random) == 4 * SMOKE.game_targets
+    assert set(report.verdict) == {"identical"}, report

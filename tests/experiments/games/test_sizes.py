@@ -30,7 +30,8 @@ def test_a_leak_fades_at_the_first_size_above_the_largest_that_leaks():
     assert (
         "the attack finds members at 100 rows, 200 rows and not at 500 rows, 900 rows" in lines[0]
     )
-    assert lines[1].endswith("the attack finds members at no size.")
+    assert lines[1] == ("**texas**: the attack finds members at no size in Random (vulnerable); "
+                        "their largest AUC is 0.50 (all in the figure).")  # fmt: skip
     assert lines[2] == ("The leak fades with the training size: texas CTGAN, vulnerable "
                         "targets, found up to 200 rows, not from 500 rows.")  # fmt: skip
     assert "At 200 rows, the size of the quick edition's games" in lines[3]
@@ -69,8 +70,10 @@ def test_the_epochs_ladder_reads_ctgan_by_epochs_at_its_own_level():
                        _table({100: True}, config="CTGAN (3,000 epochs)").assign(
                            ladder="epochs", epochs=3000.0)], ignore_index=True)  # fmt: skip
     table["p"] = [0.5, 0.5, 0.02, 0.001]  # 0.02 passes 0.05 alone, not 0.05 / 3 epoch counts
-    rows = Z.by_epochs(table)
+    rows = Z.by_epochs(pd.concat([table, _table({100: False}).assign(
+        dataset="flchain", ladder="size", epochs=300.0)]))  # fmt: skip
     assert list(rows.epochs) == [300, 1000, 3000] and list(rows.found) == [False, False, True]
+    assert set(rows.dataset) == {"texas"}  # a dataset the epochs ladder does not play: none
     assert list(Z.by_size(table).config) == ["CTGAN", "CTGAN"]
     assert Z.fades(table).config.tolist() == ["CTGAN"]  # the epochs' rows are not sizes
     lines = Z.size_findings(table)

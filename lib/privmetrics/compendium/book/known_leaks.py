@@ -167,6 +167,7 @@ def size_section(chapter) -> list:
     if not profile.game_sizes and profile.beside_paper:
         profile = get_profile("paper")
     table = kept_size_table(profile, keep=profile.name == "paper" and profile is chapter.profile)
+    table = table[table.dataset.isin(chapter.datasets)] if len(table) else table
     if table.empty:
         return [Markdown("No store of this edition, or shipped beside it, holds the games at "
                          "other training sizes.")]  # fmt: skip

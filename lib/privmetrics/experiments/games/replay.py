@@ -139,18 +139,22 @@ def replay_games(
 
     def keep(task, rows: dict[str, list[dict]]) -> None:
         for g, part in rows.items():
-            found.update({(g, r["dataset"], r["config"], r["kind"], r["target"]): r for r in part})
+            # keyed with the training rows: the size ladders play the same targets at every size
+            found.update({(g, r["dataset"], r["config"], r["kind"], r["target"], r["train_rows"]): r
+                          for r in part})  # fmt: skip
 
     tasks = [replay.task(f"replay-{i}") for i, replay in enumerate(replays)]
     run_batch(tasks, keep, n_jobs, progress=progress, desc="replay")
     rows = []
     for _, old in pick.iterrows():
-        new = found[old.game, old.dataset, old.config, old.kind, int(old.target)]
+        new = found[old.game, old.dataset, old.config, old.kind, int(old.target),
+                    int(old.train_rows)]  # fmt: skip
         stored = _outcome(old)
         same, largest, verdict = _compare(stored, _outcome(new), tolerance)
         current = old.code == code_fingerprint(old.technique)
         rows.append({"game": old.game, "dataset": old.dataset, "config": old.config,
-                     "kind": old.kind, "target": int(old.target), "values": len(stored),
+                     "kind": old.kind, "target": int(old.target),
+                     "rows": int(old.train_rows), "values": len(stored),
                      "identical": same, "largest difference": largest,
                      "made by": "current code" if current else "other code (stale)",
                      "verdict": verdict, "seconds": new["seconds"]})  # fmt: skip

@@ -136,10 +136,12 @@ def by_epochs(table: pd.DataFrame) -> pd.DataFrame:
     the ladder's, with ``found`` at the level of the epoch counts scanned there."""
     if table.empty or "ladder" not in table or not (table.ladder == "epochs").any():
         return pd.DataFrame()
-    sizes = set(table[table.ladder == "epochs"]["size"])
-    default = table[(table.ladder == "size") & table["size"].isin(sizes)
+    longer = table[table.ladder == "epochs"]
+    played = set(zip(longer.dataset, longer["size"], strict=True))
+    at = pd.Series(list(zip(table.dataset, table["size"], strict=True)), index=table.index)
+    default = table[(table.ladder == "size") & at.isin(played)
                     & table.config.str.fullmatch(DISPLAY[OVERFIT_TECHNIQUE])]  # fmt: skip
-    rows = pd.concat([default, table[table.ladder == "epochs"]], ignore_index=True)
+    rows = pd.concat([default, longer], ignore_index=True)
     scanned = rows.groupby(["dataset", "size", "kind"])["config"].transform("nunique")
     rows["found"] = [finds_members(r, 0.5, 0.05 / n) for r, n in
                      zip(rows.itertuples(), scanned, strict=True)]  # fmt: skip
@@ -151,26 +153,33 @@ def _rows(value: float) -> str:
 
 
 def size_findings(table: pd.DataFrame, editions: dict[str, Profile] | None = None) -> list[str]:
-    """Per (dataset, config, kind of target): the AUC at every size and where the attack finds
-    members; then, for each of ``editions`` (by the name a sentence gives it), what the ladder
+    """Per (dataset, config, kind of target) in which the attack finds members at some size: the
+    AUC at every size and where it finds them; per dataset, one line naming the others and their
+    largest AUC; then, for each of ``editions`` (by the name a sentence gives it), what the ladder
     reads at the size of its games, and the epochs ladder at that size with its CTGAN epochs
     where it plays them; then the epochs ladder's sentences (:func:`epoch_findings`)."""
     if table.empty:
         return []
     epochs, table_all, table, lines = epoch_findings(table), table, by_size(table), []
+    silent = {}  # per dataset: the (config, kind) found at no size, and their largest AUC
     for (dataset, config, kind), part in table.groupby(["dataset", "config", "kind"], sort=False):
         part = part.sort_values("size")
         each = ", ".join(f"{_rows(r.size)} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
                          for r in part.itertuples())  # fmt: skip
         found = part[part.found]
         if found.empty:
-            verdict = "finds members at no size"
-        elif len(found) == len(part):
+            silent.setdefault(dataset, []).append((f"{config} ({kind})", part.value.max()))
+            continue
+        if len(found) == len(part):
             verdict = "finds members at every size"
         else:
             verdict = (f"finds members at {', '.join(_rows(s) for s in found['size'])} and not at "
                        f"{', '.join(_rows(s) for s in part[~part.found]['size'])}")  # fmt: skip
         lines.append(f"**{dataset}**, {config}, {kind} targets: AUC {each}; the attack {verdict}.")
+    for dataset, quiet in silent.items():
+        lines.append(f"**{dataset}**: the attack finds members at no size in "
+                     f"{', '.join(name for name, _ in quiet)}; their largest AUC is "
+                     f"{max(v for _, v in quiet):.2f} (all in the figure).")  # fmt: skip
     faded = fades(table).dropna(subset=["finds up to"])
     if len(faded):
         lines.append("The leak fades with the training size: " + "; ".join(
