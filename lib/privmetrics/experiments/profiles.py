@@ -188,7 +188,7 @@ PROFILES: dict[str, Profile] = {
         game_sizes=(100, 200, 500, 900),
         game_size_datasets=("texas", "flchain", "randhie"),
         # the epochs ladder (same module): CTGAN trained longer on the smallest tables (an
-        # overfitting ladder: 1,000 epochs, 41 CPU-minutes for its 40 fits; 2,000 would double
+        # overfitting ladder: 1,000 epochs, 42 CPU-minutes for its 40 fits; 2,000 would double
         # that), and at the quick edition's 10 epochs on its 200-row tables, where the quick
         # edition finds members that the size ladder does not
         game_epochs={100: (1000,), 200: (10,)},
