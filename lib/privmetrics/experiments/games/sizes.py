@@ -12,11 +12,11 @@ evaluation pools, so a size must fit in half of it.
 
 The *epochs ladder* plays CTGAN again at some of those sizes with other epoch counts (the
 profile's ``game_epochs``: size -> epoch counts, on its ``game_epoch_datasets``), each a
-configuration of its own (``CTGAN (2,000
-epochs)``). At the smallest size with more epochs it is an overfitting ladder: a synthesiser that
-trains longer on few rows is the textbook case of memorising them. At another edition's size with
-that edition's epochs it measures whether the editions' difference is the training's
-(:func:`~privmetrics.compendium.book.findings.edition_difference`).
+configuration of its own (``CTGAN (1,000 epochs)``). At the smallest size with more epochs it is
+an overfitting ladder: a synthesiser that trains longer on few rows is the textbook case of
+memorising them. At another edition's size with that edition's epochs it measures whether the
+editions' difference is the training's
+(:func:`~privmetrics.compendium.book.known_leaks.edition_difference`).
 
 :func:`size_table` reads the shadow attack's AUC per size, configuration and kind of target;
 :func:`size_findings` says, per configuration and kind, at which sizes the attack finds members
