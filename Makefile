@@ -70,10 +70,11 @@ test-fast: setup
 	$(PY) -m ruff format --check lib tests
 	$(PY) -m pytest -n 2 -q -m fast
 
-# regenerate a sample of the shipped paper store's cells from scratch and compare every score
+# regenerate a sample of the shipped paper store's cells (two of them the leakage ladder's) from
+# scratch and compare every score
 verify: setup
 	$(PY) -m privmetrics verify --profile paper --sample 12 --budget-minutes 25 --threads 2 \
-	  --cells "flchain/AIM ε=10/2" \
+	  --cells "flchain/AIM ε=10/2" --ladder 2 \
 	  --out results/verify-paper.json
 
 # play a sample of the shipped paper store's attack games again from scratch and compare them

@@ -24,6 +24,10 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--budget-minutes", type=float, help="draw only cells whose expected cost fits in this"
     )
+    parser.add_argument(
+        "--ladder", type=int, default=0,
+        help="also read this many stored releases of the leakage ladder again (drawn by --seed)",
+    )  # fmt: skip
     parser.add_argument("--out", help="also record the report (JSON, with date and commit) here")
     parser.add_argument(
         "--threads", type=int, help="threads for cells that record none (default: the grid's)"
@@ -58,6 +62,14 @@ def run(args) -> int:
         adopt=args.adopt,
         threads=args.threads,
     )
+    if args.ladder:  # the leakage ladder's cells: the metrics' readings of planted releases
+        import pandas as pd
+
+        from privmetrics.experiments.games.scale_readings import as_verified_cells, verify_readings
+
+        ladder = verify_readings(args.profile, path=store.path, sample=0, ladder=args.ladder,
+                                 seed=args.seed, tolerance=args.tolerance)  # fmt: skip
+        report = pd.concat([report, as_verified_cells(ladder)], ignore_index=True)
     print(format_report(report, args.tolerance))
     if args.out:
         record(report, args.out, args.profile.name, args.tolerance, time.perf_counter() - start)

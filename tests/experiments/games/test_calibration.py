@@ -177,6 +177,15 @@ def test_the_configurations_are_read_on_the_ladders_training_tables_and_resumed(
                               where="workers")  # fmt: skip
     assert list(again.verdict) == ["identical"] * 2 and (again.same == again.measures).all()
     assert again.config.iloc[0] == "Real" and again.config.iloc[1].startswith("Planted (")
+    # as make verify reports them beside the grid's cells (privmetrics verify --ladder)
+    from privmetrics.experiments.grid.verify import format_report
+
+    cells = R.as_verified_cells(again)
+    assert list(cells.columns) == ["dataset", "config", "run", "scores", "identical",
+                                   "largest difference", "table", "made by", "within runs",
+                                   "verdict", "seconds"]  # fmt: skip
+    assert (cells.seconds > 0).all() and (cells.scores == again.measures).all()
+    assert format_report(cells).endswith("2 cells verified: 2 identical, 0 within 1e-09, 0 different")
     import sqlite3
 
     with sqlite3.connect(path) as conn:
