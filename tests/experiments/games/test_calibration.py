@@ -185,7 +185,9 @@ def test_the_configurations_are_read_on_the_ladders_training_tables_and_resumed(
                                    "largest difference", "table", "made by", "within runs",
                                    "verdict", "seconds"]  # fmt: skip
     assert (cells.seconds > 0).all() and (cells.scores == again.measures).all()
-    assert format_report(cells).endswith("2 cells verified: 2 identical, 0 within 1e-09, 0 different")
+    assert format_report(cells).endswith(
+        "2 cells verified: 2 identical, 0 within 1e-09, 0 different"
+    )
     import sqlite3
 
     with sqlite3.connect(path) as conn:
