@@ -199,12 +199,15 @@ def verify_readings(
         largest = float(gap.max()) if len(gap) else 0.0
         verdict = ("identical" if same.all() else "within tolerance"
                    if gap.notna().all() and largest <= tolerance else "DIFFERENT")  # fmt: skip
-        rows.append({"dataset": dataset, "config": config, "run": int(run),
+        rows.append({"task": task.key, "dataset": dataset, "config": config, "run": int(run),
                      "measures": len(again), "same": int(same.sum()), "largest difference": largest,
                      "verdict": verdict, "seconds": sum(n["seconds"] for n in new)})  # fmt: skip
 
     run_batch(tasks, compare, n_jobs, where=where, progress=progress,
               desc="readings at the games' scale, again")  # fmt: skip
+    # in the order drawn (the configurations', then the ladder's), not the order they finished
+    order = {task.key: i for i, task in enumerate(tasks)}
+    rows.sort(key=lambda row: order[row.pop("task")])
     return pd.DataFrame(rows)
 
 
