@@ -188,7 +188,7 @@ def verify_readings(
         tasks.append(Task(name, read_release,
                           (r.dataset, r.dose, r.jitter, int(r.run), population, schema, fresh,
                            profile.game_train_rows, profile.seed, sorted(set(part.metric)))))  # fmt: skip
-    rows = []
+    rows = {}  # by task key, as they finish
 
     def compare(task, new: list[dict]) -> None:
         old, (dataset, config, run) = stored[task.key]
@@ -199,16 +199,15 @@ def verify_readings(
         largest = float(gap.max()) if len(gap) else 0.0
         verdict = ("identical" if same.all() else "within tolerance"
                    if gap.notna().all() and largest <= tolerance else "DIFFERENT")  # fmt: skip
-        rows.append({"task": task.key, "dataset": dataset, "config": config, "run": int(run),
-                     "measures": len(again), "same": int(same.sum()), "largest difference": largest,
-                     "verdict": verdict, "seconds": sum(n["seconds"] for n in new)})  # fmt: skip
+        rows[task.key] = {"dataset": dataset, "config": config, "run": int(run),
+                          "measures": len(again), "same": int(same.sum()),
+                          "largest difference": largest, "verdict": verdict,
+                          "seconds": sum(n["seconds"] for n in new)}  # fmt: skip
 
     run_batch(tasks, compare, n_jobs, where=where, progress=progress,
               desc="readings at the games' scale, again")  # fmt: skip
     # in the order drawn (the configurations', then the ladder's), not the order they finished
-    order = {task.key: i for i, task in enumerate(tasks)}
-    rows.sort(key=lambda row: order[row.pop("task")])
-    return pd.DataFrame(rows)
+    return pd.DataFrame([rows[task.key] for task in tasks])
 
 
 def as_verified_cells(readings: pd.DataFrame) -> pd.DataFrame:
